@@ -1,0 +1,159 @@
+package checkpoint
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Sentinel errors callers branch on.
+var (
+	// ErrNotFound: no such table, connection, checkpoint or run.
+	ErrNotFound = errors.New("not found")
+	// ErrLeaseHeld: another owner holds an unexpired lease on the table.
+	ErrLeaseHeld = errors.New("lease held by another owner")
+	// ErrFenced: the caller's lease token is no longer the current one
+	// (it expired and someone else took the table); its writes are refused.
+	ErrFenced = errors.New("lease token fenced")
+	// ErrConflict: a create found the key already there.
+	ErrConflict = errors.New("already exists")
+)
+
+// Store is everything floe persists. Implementations: Redis (several
+// replicas share one Redis) and Bolt (embedded, single node). Every method
+// is safe for concurrent use. The conformance suite in checkpointtest
+// defines the behaviour both must have.
+type Store interface {
+	// Connections (catalog connection configs, credentials included: the
+	// store is trusted, the API never returns them).
+	PutConnection(ctx context.Context, c Connection) error
+	GetConnection(ctx context.Context, name string) (Connection, error)
+	ListConnections(ctx context.Context) ([]Connection, error)
+	DeleteConnection(ctx context.Context, name string) error
+
+	// External tables and their sync task config.
+	CreateTable(ctx context.Context, t Table) error // ErrConflict if it exists
+	PutTable(ctx context.Context, t Table) error    // create or replace
+	GetTable(ctx context.Context, name string) (Table, error)
+	ListTables(ctx context.Context) ([]Table, error)
+	DeleteTable(ctx context.Context, name string) error // also drops checkpoint, runs, lease
+
+	// Checkpoints. CommitCheckpoint writes only while lease is the table's
+	// current lease (ErrFenced otherwise): invariant I1/I4.
+	GetCheckpoint(ctx context.Context, table string) (Checkpoint, error)
+	CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint) error
+
+	// Run history, newest first, capped per table (RunHistoryLimit).
+	PutRun(ctx context.Context, r Run) error // insert or update by (Table, ID)
+	ListRuns(ctx context.Context, table string, limit int) ([]Run, error)
+	GetRun(ctx context.Context, table, id string) (Run, error)
+
+	// Leases with fencing tokens. Acquire succeeds when the lease is free,
+	// expired, or already held by owner; every successful Acquire by a new
+	// owner returns a strictly larger Token than any before it.
+	AcquireLease(ctx context.Context, table, owner string, ttl time.Duration) (Lease, error)
+	RenewLease(ctx context.Context, lease Lease, ttl time.Duration) (Lease, error) // ErrFenced if lost
+	ReleaseLease(ctx context.Context, lease Lease) error
+
+	Close() error
+}
+
+// RunHistoryLimit is how many runs a store keeps per table.
+const RunHistoryLimit = 100
+
+// Connection is a named catalog connection. Props holds the catalog
+// properties (type, uri, warehouse, region, role ARN, ...); Secrets holds
+// credentials, kept apart so that nothing that prints Props can leak them.
+type Connection struct {
+	Name      string            `json:"name"`
+	Type      string            `json:"type"`
+	Props     map[string]string `json:"props,omitempty"`
+	Secrets   map[string]string `json:"secrets,omitempty"`
+	CreatedAt time.Time         `json:"createdAt"`
+	UpdatedAt time.Time         `json:"updatedAt"`
+}
+
+// Table is one external table: one Iceberg source bound to one Pinot
+// OFFLINE table.
+type Table struct {
+	Name       string `json:"name"` // raw Pinot table name
+	Connection string `json:"connection"`
+	Namespace  string `json:"namespace"`
+	Source     string `json:"source"` // Iceberg table name inside Namespace
+	// TaskConfig is the sync task config, a string map like Pinot's task
+	// configs: schedule, schedule.paused, enabled, continueOnFileError, ...
+	TaskConfig map[string]string `json:"taskConfig"`
+	// SchemaJSON and TableConfigJSON are the Pinot schema and table config
+	// floe created the table with (JSON documents, stored as given).
+	SchemaJSON      []byte    `json:"schemaJson,omitempty"`
+	TableConfigJSON []byte    `json:"tableConfigJson,omitempty"`
+	CreatedAt       time.Time `json:"createdAt"`
+	UpdatedAt       time.Time `json:"updatedAt"`
+}
+
+// Checkpoint is the last Iceberg snapshot fully reflected in Pinot and the
+// file→segment map that describes what Pinot holds for the table.
+type Checkpoint struct {
+	Table            string `json:"table"`
+	SnapshotID       int64  `json:"snapshotId"`
+	SequenceNumber   int64  `json:"sequenceNumber"`
+	MetadataLocation string `json:"metadataLocation"`
+	TableUUID        string `json:"tableUuid"`
+	SchemaID         int    `json:"schemaId"`
+	// Files maps an Iceberg data file path to what Pinot holds for it.
+	Files map[string]FileState `json:"files"`
+	// SnapshotFileCounts: data files live per snapshot id ingested.
+	SnapshotFileCounts map[int64]int `json:"snapshotFileCounts,omitempty"`
+	CommittedAt        time.Time     `json:"committedAt"`
+	// LeaseToken is the fencing token of the run that committed it.
+	LeaseToken int64 `json:"leaseToken"`
+}
+
+// FileState is one data file's entry in the checkpoint.
+type FileState struct {
+	// DeleteFingerprint identifies the set of delete files applied when
+	// the file's segments were built ("" when none).
+	DeleteFingerprint string   `json:"deleteFingerprint,omitempty"`
+	Segments          []string `json:"segments"`
+	Rows              int64    `json:"rows"`
+	SizeBytes         int64    `json:"sizeBytes,omitempty"`
+}
+
+// RunStatus is the state of a run.
+type RunStatus string
+
+// Run states.
+const (
+	RunRunning   RunStatus = "RUNNING"
+	RunCompleted RunStatus = "COMPLETED"
+	RunFailed    RunStatus = "FAILED"
+	RunSkipped   RunStatus = "SKIPPED" // e.g. lease held elsewhere
+)
+
+// Run is one sync attempt of one table.
+type Run struct {
+	ID                string    `json:"id"`
+	Table             string    `json:"table"`
+	Trigger           string    `json:"trigger"` // schedule, manual, create
+	Status            RunStatus `json:"status"`
+	StartedAt         time.Time `json:"startedAt"`
+	FinishedAt        time.Time `json:"finishedAt,omitempty"`
+	FromSnapshotID    int64     `json:"fromSnapshotId,omitempty"`
+	SnapshotID        int64     `json:"snapshotId,omitempty"`
+	FilesDiscovered   int       `json:"filesDiscovered"`
+	FilesFailed       int       `json:"filesFailed"`
+	SegmentsGenerated int       `json:"segmentsGenerated"`
+	SegmentsDeleted   int       `json:"segmentsDeleted"`
+	Rows              int64     `json:"rows"`
+	Bytes             int64     `json:"bytes"`
+	Error             string    `json:"error,omitempty"`
+	Owner             string    `json:"owner,omitempty"`
+}
+
+// Lease is a table's run lease. Token is the fencing token.
+type Lease struct {
+	Table     string    `json:"table"`
+	Owner     string    `json:"owner"`
+	Token     int64     `json:"token"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
