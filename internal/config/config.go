@@ -1,0 +1,252 @@
+// Package config loads floe's configuration: built-in defaults, then one
+// YAML file, then FLOE_* environment overrides, then validation whose errors
+// name the offending field.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole of floe's configuration.
+type Config struct {
+	Server      Server                `yaml:"server"`
+	Store       Store                 `yaml:"store"`
+	Pinot       Pinot                 `yaml:"pinot"`
+	Watcher     Watcher               `yaml:"watcher"`
+	Log         Log                   `yaml:"log"`
+	Connections map[string]Connection `yaml:"connections"`
+}
+
+// Server is the HTTP API listener.
+type Server struct {
+	Addr string `yaml:"addr"`
+}
+
+// Store says where checkpoints live: Redis when Redis.URL is set, else the
+// embedded single-node store at Path.
+type Store struct {
+	Redis RedisStore `yaml:"redis"`
+	Path  string     `yaml:"path"`
+}
+
+// RedisStore configures the Redis checkpoint store.
+type RedisStore struct {
+	URL       string `yaml:"url"`
+	KeyPrefix string `yaml:"keyPrefix"`
+}
+
+// Pinot says where segments go: a controller when ControllerURL is set,
+// else a local directory (SegmentDir) that holds the tarballs.
+type Pinot struct {
+	ControllerURL string            `yaml:"controllerURL"`
+	BrokerURL     string            `yaml:"brokerURL"`
+	SegmentDir    string            `yaml:"segmentDir"`
+	Headers       map[string]string `yaml:"headers"` // e.g. Authorization; never logged
+	Timeout       time.Duration     `yaml:"timeout"`
+}
+
+// Watcher tunes the sync worker.
+type Watcher struct {
+	DefaultSchedule   string        `yaml:"defaultSchedule"`
+	MaxConcurrentRuns int           `yaml:"maxConcurrentRuns"`
+	BuildParallelism  int           `yaml:"buildParallelism"`
+	LeaseTTL          time.Duration `yaml:"leaseTTL"`
+	RefreshInterval   time.Duration `yaml:"refreshInterval"`
+	Owner             string        `yaml:"owner"`
+	WorkDir           string        `yaml:"workDir"`
+	MaxRowsPerSegment int64         `yaml:"maxRowsPerSegment"`
+}
+
+// Log configures slog.
+type Log struct {
+	Level  string `yaml:"level"`
+	Format string `yaml:"format"` // text or json
+}
+
+// Connection is a catalog connection declared in the file. Secrets hold
+// credentials and are never printed.
+type Connection struct {
+	Type    string            `yaml:"type"`
+	Props   map[string]string `yaml:"props"`
+	Secrets map[string]string `yaml:"secrets"`
+}
+
+// Default returns the built-in defaults: everything local, nothing needed.
+func Default() Config {
+	host, _ := os.Hostname()
+	if host == "" {
+		host = "floe"
+	}
+	return Config{
+		Server: Server{Addr: "127.0.0.1:8080"},
+		Store:  Store{Path: "floe-data/floe.db", Redis: RedisStore{KeyPrefix: "floe:"}},
+		Pinot:  Pinot{SegmentDir: "floe-data/segments", Timeout: 60 * time.Second},
+		Watcher: Watcher{
+			DefaultSchedule:   "*/5 * * * *",
+			MaxConcurrentRuns: 4,
+			BuildParallelism:  2,
+			LeaseTTL:          2 * time.Minute,
+			RefreshInterval:   15 * time.Second,
+			Owner:             host,
+			WorkDir:           "floe-data/work",
+			MaxRowsPerSegment: 5_000_000,
+		},
+		Log: Log{Level: "info", Format: "text"},
+	}
+}
+
+// FieldError is a validation error that names the field.
+type FieldError struct {
+	Field string
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// ErrInvalid is wrapped by every validation error.
+var ErrInvalid = errors.New("invalid configuration")
+
+// Load returns the defaults overlaid with the YAML file at path (skipped
+// when path is empty) and the FLOE_* variables in env, validated.
+func Load(path string, env []string) (Config, error) {
+	cfg := Default()
+	if path != "" {
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			return cfg, fmt.Errorf("read config %s: %w", path, err)
+		}
+		expanded := os.Expand(string(raw), lookupFunc(env))
+		dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
+		dec.KnownFields(true)
+		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+			return cfg, fmt.Errorf("parse config %s: %w", path, err)
+		}
+	}
+	if err := applyEnv(&cfg, env); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+func lookupFunc(env []string) func(string) string {
+	return func(k string) string {
+		for _, kv := range env {
+			if name, v, ok := strings.Cut(kv, "="); ok && name == k {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// Validate checks every field and returns the first problem, naming it.
+func (c *Config) Validate() error {
+	checks := []func() *FieldError{
+		func() *FieldError { return checkHostPort("server.addr", c.Server.Addr) },
+		func() *FieldError { return checkURL("store.redis.url", c.Store.Redis.URL, "redis", "rediss") },
+		func() *FieldError {
+			if c.Store.Redis.URL == "" && c.Store.Path == "" {
+				return &FieldError{"store.path", "must be set when store.redis.url is empty"}
+			}
+			return nil
+		},
+		func() *FieldError { return checkURL("pinot.controllerURL", c.Pinot.ControllerURL, "http", "https") },
+		func() *FieldError { return checkURL("pinot.brokerURL", c.Pinot.BrokerURL, "http", "https") },
+		func() *FieldError {
+			if c.Pinot.ControllerURL == "" && c.Pinot.SegmentDir == "" {
+				return &FieldError{"pinot.segmentDir", "must be set when pinot.controllerURL is empty"}
+			}
+			return nil
+		},
+		func() *FieldError { return positive("pinot.timeout", int64(c.Pinot.Timeout)) },
+		func() *FieldError { return positive("watcher.maxConcurrentRuns", int64(c.Watcher.MaxConcurrentRuns)) },
+		func() *FieldError { return positive("watcher.buildParallelism", int64(c.Watcher.BuildParallelism)) },
+		func() *FieldError { return positive("watcher.leaseTTL", int64(c.Watcher.LeaseTTL)) },
+		func() *FieldError { return positive("watcher.refreshInterval", int64(c.Watcher.RefreshInterval)) },
+		func() *FieldError { return positive("watcher.maxRowsPerSegment", c.Watcher.MaxRowsPerSegment) },
+		func() *FieldError {
+			if c.Watcher.Owner == "" {
+				return &FieldError{"watcher.owner", "must not be empty"}
+			}
+			return nil
+		},
+		func() *FieldError { return oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error") },
+		func() *FieldError { return oneOf("log.format", c.Log.Format, "text", "json") },
+		c.validateConnections,
+	}
+	for _, check := range checks {
+		if fe := check(); fe != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, fe)
+		}
+	}
+	return nil
+}
+
+func (c *Config) validateConnections() *FieldError {
+	for name, conn := range c.Connections {
+		if name == "" || strings.ContainsAny(name, " /") {
+			return &FieldError{"connections." + name, "name must be non-empty without spaces or slashes"}
+		}
+		if conn.Type == "" {
+			return &FieldError{"connections." + name + ".type", "must be set (rest, s3tables, glue, sql or hadoop)"}
+		}
+	}
+	return nil
+}
+
+func checkHostPort(field, v string) *FieldError {
+	if _, _, err := net.SplitHostPort(v); err != nil {
+		return &FieldError{field, fmt.Sprintf("want host:port, got %q", v)}
+	}
+	return nil
+}
+
+// checkURL validates an optional URL. The value is never echoed back in
+// full: it may carry a password.
+func checkURL(field, v string, schemes ...string) *FieldError {
+	if v == "" {
+		return nil
+	}
+	u, err := url.Parse(v)
+	if err != nil {
+		return &FieldError{field, "invalid URL (not parseable)"}
+	}
+	for _, s := range schemes {
+		if u.Scheme == s {
+			if u.Host == "" {
+				return &FieldError{field, "invalid URL: no host"}
+			}
+			return nil
+		}
+	}
+	return &FieldError{field, fmt.Sprintf("invalid URL: scheme %q, want one of %s", u.Scheme, strings.Join(schemes, ", "))}
+}
+
+func positive(field string, v int64) *FieldError {
+	if v <= 0 {
+		return &FieldError{field, "must be positive"}
+	}
+	return nil
+}
+
+func oneOf(field, v string, allowed ...string) *FieldError {
+	for _, a := range allowed {
+		if v == a {
+			return nil
+		}
+	}
+	return &FieldError{field, fmt.Sprintf("got %q, want one of %s", v, strings.Join(allowed, ", "))}
+}

@@ -1,0 +1,92 @@
+package config
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// envVar binds one FLOE_* variable to a config field.
+type envVar struct {
+	name  string
+	field string
+	set   func(c *Config, v string) error
+}
+
+func str(dst func(c *Config) *string) func(*Config, string) error {
+	return func(c *Config, v string) error { *dst(c) = v; return nil }
+}
+
+func dur(dst func(c *Config) *time.Duration) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return err
+		}
+		*dst(c) = d
+		return nil
+	}
+}
+
+func num(dst func(c *Config) *int) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return err
+		}
+		*dst(c) = n
+		return nil
+	}
+}
+
+// envVars lists every supported override. The variable name is the field
+// path upper-cased with dots turned into underscores, prefixed FLOE_.
+func envVars() []envVar {
+	return []envVar{
+		{"FLOE_SERVER_ADDR", "server.addr", str(func(c *Config) *string { return &c.Server.Addr })},
+		{"FLOE_STORE_REDIS_URL", "store.redis.url", str(func(c *Config) *string { return &c.Store.Redis.URL })},
+		{"FLOE_STORE_REDIS_KEYPREFIX", "store.redis.keyPrefix", str(func(c *Config) *string { return &c.Store.Redis.KeyPrefix })},
+		{"FLOE_STORE_PATH", "store.path", str(func(c *Config) *string { return &c.Store.Path })},
+		{"FLOE_PINOT_CONTROLLERURL", "pinot.controllerURL", str(func(c *Config) *string { return &c.Pinot.ControllerURL })},
+		{"FLOE_PINOT_BROKERURL", "pinot.brokerURL", str(func(c *Config) *string { return &c.Pinot.BrokerURL })},
+		{"FLOE_PINOT_SEGMENTDIR", "pinot.segmentDir", str(func(c *Config) *string { return &c.Pinot.SegmentDir })},
+		{"FLOE_PINOT_TIMEOUT", "pinot.timeout", dur(func(c *Config) *time.Duration { return &c.Pinot.Timeout })},
+		{"FLOE_WATCHER_DEFAULTSCHEDULE", "watcher.defaultSchedule", str(func(c *Config) *string { return &c.Watcher.DefaultSchedule })},
+		{"FLOE_WATCHER_MAXCONCURRENTRUNS", "watcher.maxConcurrentRuns", num(func(c *Config) *int { return &c.Watcher.MaxConcurrentRuns })},
+		{"FLOE_WATCHER_BUILDPARALLELISM", "watcher.buildParallelism", num(func(c *Config) *int { return &c.Watcher.BuildParallelism })},
+		{"FLOE_WATCHER_LEASETTL", "watcher.leaseTTL", dur(func(c *Config) *time.Duration { return &c.Watcher.LeaseTTL })},
+		{"FLOE_WATCHER_REFRESHINTERVAL", "watcher.refreshInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.RefreshInterval })},
+		{"FLOE_WATCHER_OWNER", "watcher.owner", str(func(c *Config) *string { return &c.Watcher.Owner })},
+		{"FLOE_WATCHER_WORKDIR", "watcher.workDir", str(func(c *Config) *string { return &c.Watcher.WorkDir })},
+		{"FLOE_LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
+		{"LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
+		{"FLOE_LOG_FORMAT", "log.format", str(func(c *Config) *string { return &c.Log.Format })},
+	}
+}
+
+// applyEnv applies the FLOE_* overrides found in env (KEY=VALUE pairs).
+// An unknown FLOE_ variable is an error: a typo must not pass silently.
+func applyEnv(c *Config, env []string) error {
+	known := map[string]envVar{}
+	for _, v := range envVars() {
+		known[v.name] = v
+	}
+	for _, kv := range env {
+		name, val, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		v, isKnown := known[name]
+		if !isKnown {
+			if strings.HasPrefix(name, "FLOE_") && name != "FLOE_CONFIG" {
+				return fmt.Errorf("%w: %w", ErrInvalid, &FieldError{name, "unknown environment variable"})
+			}
+			continue
+		}
+		if err := v.set(c, val); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, &FieldError{v.field + " (from " + name + ")", err.Error()})
+		}
+	}
+	return nil
+}

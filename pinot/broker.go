@@ -1,0 +1,85 @@
+package pinot
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Broker runs SQL through a Pinot broker.
+type Broker struct {
+	base    string
+	client  *http.Client
+	headers map[string]string
+}
+
+// NewBroker returns a broker client for baseURL.
+func NewBroker(baseURL string, timeout time.Duration, headers map[string]string) *Broker {
+	return &Broker{base: strings.TrimRight(baseURL, "/"), client: &http.Client{Timeout: timeout}, headers: headers}
+}
+
+// ResultTable is a query answer.
+type ResultTable struct {
+	Columns []string `json:"-"`
+	Types   []string `json:"-"`
+	Rows    [][]any  `json:"rows"`
+}
+
+type brokerResponse struct {
+	ResultTable *struct {
+		DataSchema struct {
+			ColumnNames     []string `json:"columnNames"`
+			ColumnDataTypes []string `json:"columnDataTypes"`
+		} `json:"dataSchema"`
+		Rows [][]any `json:"rows"`
+	} `json:"resultTable"`
+	Exceptions []struct {
+		ErrorCode int    `json:"errorCode"`
+		Message   string `json:"message"`
+	} `json:"exceptions"`
+}
+
+// Query runs sql with null handling on. The broker answers HTTP 200 even
+// for failed queries, so its exceptions list is checked too.
+func (b *Broker) Query(ctx context.Context, sql string) (*ResultTable, error) {
+	body, _ := json.Marshal(map[string]string{"sql": sql, "queryOptions": "enableNullHandling=true;timeoutMs=30000"})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.base+"/query/sql", bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range b.headers {
+		req.Header.Set(k, v)
+	}
+	resp, err := b.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if resp.StatusCode != http.StatusOK {
+		return nil, &APIError{Op: "query", Status: resp.StatusCode, Body: string(raw)}
+	}
+	var br brokerResponse
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&br); err != nil {
+		return nil, fmt.Errorf("query: decode answer: %w", err)
+	}
+	if len(br.Exceptions) > 0 {
+		return nil, fmt.Errorf("query: broker error %d: %s", br.Exceptions[0].ErrorCode, br.Exceptions[0].Message)
+	}
+	if br.ResultTable == nil {
+		return nil, fmt.Errorf("query: answer has no resultTable")
+	}
+	return &ResultTable{
+		Columns: br.ResultTable.DataSchema.ColumnNames,
+		Types:   br.ResultTable.DataSchema.ColumnDataTypes,
+		Rows:    br.ResultTable.Rows,
+	}, nil
+}
