@@ -1,0 +1,160 @@
+package segments_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"iter"
+	"math/big"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+)
+
+func arrowTestSchema() *arrow.Schema {
+	return arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64},
+		{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "ts", Type: &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}, Nullable: true},
+		{Name: "addr", Type: arrow.StructOf(
+			arrow.Field{Name: "city", Type: arrow.BinaryTypes.String, Nullable: true},
+			arrow.Field{Name: "zip", Type: arrow.PrimitiveTypes.Int32, Nullable: true},
+		), Nullable: true},
+		{Name: "tags", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32), Nullable: true},
+		{Name: "amount", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+		{Name: "day", Type: arrow.FixedWidthTypes.Date32, Nullable: true},
+	}, nil)
+}
+
+// buildArrowRecord makes a 3-row batch; row 1 is null in every nullable column.
+func buildArrowRecord(t *testing.T, idBase int64) arrow.RecordBatch {
+	t.Helper()
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrowTestSchema())
+	defer b.Release()
+	b.Field(0).(*array.Int64Builder).AppendValues([]int64{idBase, idBase + 1, idBase + 2}, nil)
+	b.Field(1).(*array.Float64Builder).AppendValues([]float64{1.5, 0, -2.25}, []bool{true, false, true})
+	b.Field(2).(*array.StringBuilder).AppendValues([]string{"a", "", "héllo"}, []bool{true, false, true})
+	b.Field(3).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1_700_000_000_123_456, 0, -1}, []bool{true, false, true})
+	sb := b.Field(4).(*array.StructBuilder)
+	city, zip := sb.FieldBuilder(0).(*array.StringBuilder), sb.FieldBuilder(1).(*array.Int32Builder)
+	sb.Append(true)
+	city.Append("Paris")
+	zip.Append(75001)
+	sb.AppendNull() // also appends a null to every child
+	sb.Append(true)
+	city.AppendNull()
+	zip.Append(1000)
+	lb := b.Field(5).(*array.ListBuilder)
+	vb := lb.ValueBuilder().(*array.Int32Builder)
+	lb.Append(true)
+	vb.AppendValues([]int32{1, 2}, nil)
+	lb.AppendNull()
+	lb.Append(true)
+	vb.AppendNull()
+	vb.Append(3)
+	b.Field(6).(*array.Decimal128Builder).AppendValues([]decimal128.Num{decimal128.FromI64(12345), {}, decimal128.FromI64(-5)}, []bool{true, false, true})
+	b.Field(7).(*array.Date32Builder).AppendValues([]arrow.Date32{19000, 0, -1}, []bool{true, false, true})
+	return b.NewRecordBatch()
+}
+
+func batchesOf(recs ...arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
+	return func(yield func(arrow.RecordBatch, error) bool) {
+		for _, r := range recs {
+			if !yield(r, nil) {
+				return
+			}
+		}
+	}
+}
+
+func TestArrowSource_Next(t *testing.T) {
+	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
+		{Name: "id", DataType: pinot.Long, SingleValue: true},
+		{Name: "score", DataType: pinot.Double, SingleValue: true, FieldType: pinot.Metric},
+		{Name: "name", DataType: pinot.String, SingleValue: true},
+		{Name: "ts", DataType: pinot.Timestamp, SingleValue: true, FieldType: pinot.DateTime},
+		{Name: "city", DataType: pinot.String, SingleValue: true},
+		{Name: "addr", DataType: pinot.JSON, SingleValue: true},
+		{Name: "tags", DataType: pinot.Long, SingleValue: false},
+		{Name: "amount", DataType: pinot.BigDecimal, SingleValue: true},
+		{Name: "day", DataType: pinot.Timestamp, SingleValue: true},
+	}}
+	src, err := segments.NewArrowSource(arrowTestSchema(), batchesOf(buildArrowRecord(t, 10), buildArrowRecord(t, 20)),
+		segments.ArrowSourceConfig{Schema: schema, Columns: map[string]string{"city": "addr.city"}, Name: "f.parquet"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	ctx := context.Background()
+	for _, base := range []int64{10, 20} {
+		b, err := src.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Rows != 3 || len(b.Columns) != len(schema.Fields) {
+			t.Fatalf("batch rows %d columns %d", b.Rows, len(b.Columns))
+		}
+		c := b.Columns
+		check(t, "id", c[0].Longs, []int64{base, base + 1, base + 2})
+		check(t, "score nulls", c[1].Nulls, []bool{false, true, false})
+		check(t, "score", []float64{c[1].Doubles[0], c[1].Doubles[2]}, []float64{1.5, -2.25})
+		check(t, "name", []string{string(c[2].Bytes[0]), string(c[2].Bytes[2])}, []string{"a", "héllo"})
+		check(t, "ts", []int64{c[3].Longs[0], c[3].Longs[2]}, []int64{1_700_000_000_123, -1})
+		check(t, "city nulls", c[4].Nulls, []bool{false, true, true})
+		check(t, "city", string(c[4].Bytes[0]), "Paris")
+		check(t, "addr", []string{string(c[5].Bytes[0]), string(c[5].Bytes[2])}, []string{`{"city":"Paris","zip":75001}`, `{"city":null,"zip":1000}`})
+		check(t, "tags offsets", c[6].Offsets, []int32{0, 2, 2, 3})
+		check(t, "tags", c[6].Longs, []int64{1, 2, 3})
+		check(t, "tags nulls", c[6].Nulls, []bool{false, true, false})
+		if c[7].Decimals[0].Unscaled.Cmp(big.NewInt(12345)) != 0 || c[7].Decimals[0].Scale != 2 || c[7].Decimals[2].Unscaled.Int64() != -5 {
+			t.Errorf("amount = %v %v", c[7].Decimals[0], c[7].Decimals[2])
+		}
+		check(t, "day", []int64{c[8].Longs[0], c[8].Longs[2]}, []int64{19000 * 86_400_000, -86_400_000})
+	}
+	if _, err := src.Next(ctx); !errors.Is(err, io.EOF) {
+		t.Fatalf("after last batch: %v, want io.EOF", err)
+	}
+}
+
+func TestNewArrowSource_errors(t *testing.T) {
+	tests := []struct {
+		name    string
+		field   pinot.FieldSpec
+		binding map[string]string
+		want    error
+	}{
+		{"missing column", pinot.FieldSpec{Name: "nope", DataType: pinot.Long, SingleValue: true}, nil, segments.ErrColumnMismatch},
+		{"string into long", pinot.FieldSpec{Name: "name", DataType: pinot.Long, SingleValue: true}, nil, segments.ErrUnsupportedConversion},
+		{"list into single value", pinot.FieldSpec{Name: "tags", DataType: pinot.Int, SingleValue: true}, nil, segments.ErrColumnMismatch},
+		{"path through non-struct", pinot.FieldSpec{Name: "x", DataType: pinot.Long, SingleValue: true}, map[string]string{"x": "id.y"}, segments.ErrColumnMismatch},
+		{"long into int", pinot.FieldSpec{Name: "id", DataType: pinot.Int, SingleValue: true}, nil, segments.ErrUnsupportedConversion},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{tt.field}}
+			_, err := segments.NewArrowSource(arrowTestSchema(), batchesOf(), segments.ArrowSourceConfig{Schema: schema, Columns: tt.binding, Name: "data/f1.parquet"})
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			if !strings.Contains(err.Error(), "data/f1.parquet") || !strings.Contains(err.Error(), tt.field.Name) {
+				t.Errorf("error %q does not name the file and column", err)
+			}
+		})
+	}
+}
+
+func check[T any](t *testing.T, what string, got, want T) {
+	t.Helper()
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s = %v, want %v", what, got, want)
+	}
+}

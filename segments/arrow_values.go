@@ -1,0 +1,263 @@
+package segments
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// arrowScratch holds per-column buffers reused from batch to batch.
+type arrowScratch struct {
+	parent, nulls, mvNulls []bool
+	idx                    []int
+	i32                    []int32
+	i64, wide              []int64
+	f32                    []float32
+	f64                    []float64
+	bools                  []bool
+	bytes                  [][]byte
+	int96                  [][3]uint32
+}
+
+// appendArrow fills v from one batch column. nulls (nil: none) marks null
+// rows, including rows whose parent struct is null.
+func (c *arrowColumn) appendArrow(v *Vector, arr arrow.Array, nulls []bool) error {
+	if c.field.SingleValue {
+		v.Nulls = nulls
+		return c.appendArrowValues(v, arr, nil)
+	}
+	return c.appendArrowMulti(v, arr, nulls)
+}
+
+// appendArrowMulti fills a multi-value column from a list (or, one value
+// per row, from a scalar) column. Rows left without values are null.
+func (c *arrowColumn) appendArrowMulti(v *Vector, arr arrow.Array, nulls []bool) error {
+	sc := &c.scratch
+	n := arr.Len()
+	idx := sc.idx[:0]
+	mv := sc.mvNulls[:0]
+	v.Offsets = append(v.Offsets[:0], 0)
+	values := arr
+	list, isList := arr.(array.ListLike)
+	if isList {
+		values = list.ListValues()
+	}
+	anyNull := false
+	for r := 0; r < n; r++ {
+		before := len(idx)
+		if nulls == nil || !nulls[r] {
+			if isList {
+				start, end := list.ValueOffsets(r)
+				for j := int(start); j < int(end); j++ {
+					if values.IsValid(j) {
+						idx = append(idx, j)
+					}
+				}
+			} else {
+				idx = append(idx, r)
+			}
+		}
+		empty := len(idx) == before
+		anyNull = anyNull || empty
+		mv = append(mv, empty)
+		v.Offsets = append(v.Offsets, int32(len(idx)))
+	}
+	sc.idx, sc.mvNulls = idx, mv
+	if anyNull {
+		v.Nulls = mv
+	}
+	return c.appendArrowValues(v, values, idx)
+}
+
+// srcPick returns vals, or the values at idx gathered into buf.
+func srcPick[T any](vals []T, idx []int, buf *[]T) []T {
+	if idx == nil {
+		return vals
+	}
+	out := (*buf)[:0]
+	for _, i := range idx {
+		out = append(out, vals[i])
+	}
+	*buf = out
+	return out
+}
+
+// srcPositions returns idx, or 0..n-1 when idx is nil.
+func srcPositions(idx []int, n int, buf *[]int) []int {
+	if idx != nil {
+		return idx
+	}
+	out := (*buf)[:0]
+	for i := 0; i < n; i++ {
+		out = append(out, i)
+	}
+	*buf = out
+	return out
+}
+
+// appendArrowValues converts arr's values at idx (nil: every slot).
+func (c *arrowColumn) appendArrowValues(v *Vector, arr arrow.Array, idx []int) error {
+	sc, conv := &c.scratch, c.conv
+	if conv.src.kind == kindNested {
+		return c.appendArrowJSON(v, arr, idx)
+	}
+	if ext, ok := arr.(array.ExtensionArray); ok {
+		arr = ext.Storage()
+	}
+	switch a := arr.(type) {
+	case *array.Int64:
+		conv.appendInt64s(v, srcPick(a.Int64Values(), idx, &sc.i64))
+	case *array.Int32:
+		conv.appendInt32s(v, srcPick(a.Int32Values(), idx, &sc.i32), &sc.wide)
+	case *array.Float64:
+		conv.appendFloat64s(v, srcPick(a.Float64Values(), idx, &sc.f64))
+	case *array.Float32:
+		conv.appendFloat32s(v, srcPick(a.Float32Values(), idx, &sc.f32))
+	case *array.Timestamp:
+		conv.appendInt64s(v, srcPick(srcCastSlice[arrow.Timestamp, int64](a.TimestampValues()), idx, &sc.i64))
+	case *array.Time64:
+		conv.appendInt64s(v, srcPick(srcCastSlice[arrow.Time64, int64](a.Time64Values()), idx, &sc.i64))
+	case *array.Time32:
+		conv.appendInt32s(v, srcPick(srcCastSlice[arrow.Time32, int32](a.Time32Values()), idx, &sc.i32), &sc.wide)
+	case *array.Date32:
+		conv.appendInt32s(v, srcPick(srcCastSlice[arrow.Date32, int32](a.Date32Values()), idx, &sc.i32), &sc.wide)
+	case *array.Date64:
+		days := sc.i64[:0]
+		for _, i := range srcPositions(idx, a.Len(), &sc.idx) {
+			days = append(days, srcFloorDiv(int64(a.Value(i)), srcMillisPerDay))
+		}
+		sc.i64 = days
+		conv.appendInt64s(v, days)
+	default:
+		return c.appendArrowOther(v, arr, idx)
+	}
+	return nil
+}
+
+// appendArrowOther converts the less common Arrow arrays value by value.
+func (c *arrowColumn) appendArrowOther(v *Vector, arr arrow.Array, idx []int) error {
+	sc, conv := &c.scratch, c.conv
+	pos := srcPositions(idx, arr.Len(), &sc.idx)
+	switch a := arr.(type) {
+	case *array.Boolean:
+		out := sc.bools[:0]
+		for _, i := range pos {
+			out = append(out, a.Value(i))
+		}
+		sc.bools = out
+		conv.appendBools(v, out)
+	case *array.Int8, *array.Int16, *array.Uint8, *array.Uint16, *array.Uint32:
+		out := sc.i64[:0]
+		for _, i := range pos {
+			out = append(out, srcSmallInt(a, i))
+		}
+		sc.i64 = out
+		conv.appendInt64s(v, out)
+	case *array.Decimal128:
+		for _, i := range pos {
+			conv.appendDecimal(v, Decimal{Unscaled: a.Value(i).BigInt(), Scale: conv.src.scale})
+		}
+	case *array.Decimal256:
+		for _, i := range pos {
+			conv.appendDecimal(v, Decimal{Unscaled: a.Value(i).BigInt(), Scale: conv.src.scale})
+		}
+	default:
+		out, err := arrowByteValues(arr, pos, sc.bytes[:0])
+		if err != nil {
+			return err
+		}
+		sc.bytes = out
+		conv.appendByteSlices(v, out)
+	}
+	return nil
+}
+
+// srcSmallInt reads a narrow integer as int64.
+func srcSmallInt(arr arrow.Array, i int) int64 {
+	switch a := arr.(type) {
+	case *array.Int8:
+		return int64(a.Value(i))
+	case *array.Int16:
+		return int64(a.Value(i))
+	case *array.Uint8:
+		return int64(a.Value(i))
+	case *array.Uint16:
+		return int64(a.Value(i))
+	case *array.Uint32:
+		return int64(a.Value(i))
+	}
+	return 0
+}
+
+// arrowByteValues reads string and binary arrays without copying.
+func arrowByteValues(arr arrow.Array, pos []int, out [][]byte) ([][]byte, error) {
+	switch a := arr.(type) {
+	case *array.String:
+		for _, i := range pos {
+			out = append(out, srcStringBytes(a.Value(i)))
+		}
+	case *array.LargeString:
+		for _, i := range pos {
+			out = append(out, srcStringBytes(a.Value(i)))
+		}
+	case *array.StringView:
+		for _, i := range pos {
+			out = append(out, srcStringBytes(a.Value(i)))
+		}
+	case *array.Binary:
+		for _, i := range pos {
+			out = append(out, a.Value(i))
+		}
+	case *array.LargeBinary:
+		for _, i := range pos {
+			out = append(out, a.Value(i))
+		}
+	case *array.BinaryView:
+		for _, i := range pos {
+			out = append(out, a.Value(i))
+		}
+	case *array.FixedSizeBinary:
+		for _, i := range pos {
+			out = append(out, a.Value(i))
+		}
+	default:
+		return out, fmt.Errorf("%w: Arrow array %s", ErrUnsupportedSourceType, arr.DataType())
+	}
+	return out, nil
+}
+
+// srcStringBytes views a string's bytes without copying; the builder copies
+// what it keeps and never writes to them.
+func srcStringBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
+}
+
+// srcCastSlice reinterprets a slice of a named integer type as its
+// underlying type (same size, same layout).
+func srcCastSlice[From, To any](s []From) []To {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*To)(unsafe.Pointer(&s[0])), len(s))
+}
+
+// appendArrowJSON renders nested values as JSON text.
+func (c *arrowColumn) appendArrowJSON(v *Vector, arr arrow.Array, idx []int) error {
+	conv := c.conv
+	for _, i := range srcPositions(idx, arr.Len(), &c.scratch.idx) {
+		if arr.IsNull(i) {
+			v.Bytes = append(v.Bytes, nil)
+			continue
+		}
+		start := len(conv.arena)
+		var err error
+		conv.arena, err = appendArrowJSON(conv.arena, arr, i)
+		if err != nil {
+			return err
+		}
+		v.Bytes = append(v.Bytes, conv.arena[start:len(conv.arena):len(conv.arena)])
+	}
+	return nil
+}
