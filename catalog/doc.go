@@ -1,0 +1,53 @@
+// Package catalog reaches Iceberg catalogs for floe: Amazon S3 Tables (its
+// Iceberg REST endpoint or the native S3 Tables API), AWS Glue (native or
+// Iceberg REST), any Iceberg REST catalog, SQL catalogs (sqlite, Postgres;
+// the layout PyIceberg and Java's JDBC catalog share) and Hadoop warehouses.
+//
+// floe only reads from catalogs: every connection works with read-only
+// credentials, and nothing here creates, commits or drops anything.
+//
+// A connection is described by a [Config] (type, props, secrets), checked
+// by [Config.Validate] and opened with [Open]. The resulting [Catalog]
+// browses namespaces and tables with pagination, describes and loads tables
+// for the watcher, and validates itself step by step ([Catalog.Validate]),
+// naming the AWS permission and resource that is missing when a step fails.
+//
+// # Props
+//
+// Common: uri, warehouse, timeout (per call, Go duration, default 30s),
+// region. Passed through to the table FileIO: every "s3.*" prop.
+//
+//	rest      uri (required), warehouse, prefix, scope, oauth2-server-uri,
+//	          sigv4 ("true"), signing-name, signing-region;
+//	          secrets: credential ("id:secret", OAuth2 client credentials), token
+//	s3tables  arn (arn:aws:s3tables:<region>:<account>:bucket/<name>, required),
+//	          mode (auto|rest|native, default auto)
+//	glue      region (required), catalog-id (account id), mode (native|rest,
+//	          default native), warehouse (REST; defaults to catalog-id)
+//	sql       uri (DSN: a sqlite file path or a postgres:// URL, required),
+//	          dialect (sqlite|postgres, guessed from uri), driver (database/sql
+//	          driver name, default "sqlite" / "pgx"), catalog-name (the
+//	          catalog_name column, default the connection name), warehouse;
+//	          secrets: password (put into a postgres URL)
+//	hadoop    warehouse (file path, file:// or s3:// URL, required)
+//
+// # AWS credentials and endpoints
+//
+// The catalog (metastore) side uses secrets access-key-id,
+// secret-access-key, session-token when given, else the AWS default chain.
+// Props role-arn and external-id assume a role from those base credentials;
+// via-role-arn (with via-external-id) adds a first hop, so floe's own role
+// assumes the customer's role as cross-account connections do. role-session-name
+// names the sessions. The data (storage) side uses the same credentials
+// unless any data.* key is set: data.role-arn, data.external-id,
+// data.via-role-arn, data.via-external-id, data.region and secrets
+// data.access-key-id, data.secret-access-key, data.session-token.
+//
+// Endpoints follow the AWS_ENDPOINT_URL conventions: props endpoint (every
+// AWS service), endpoint.s3, endpoint.s3tables, endpoint.glue, endpoint.sts
+// win over the environment variables AWS_ENDPOINT_URL_<SERVICE> and
+// AWS_ENDPOINT_URL, so every AWS call can go to a local emulator.
+//
+// Secrets never appear in errors, logs, [Config.String], [Config.LogValue]
+// or the JSON of a Config.
+package catalog

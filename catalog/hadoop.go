@@ -1,0 +1,56 @@
+package catalog
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+
+	"github.com/apache/iceberg-go/catalog/hadoop"
+	iceio "github.com/apache/iceberg-go/io"
+)
+
+// openHadoop opens a Hadoop-layout warehouse (a directory or an s3:// URL)
+// read-only. The latest metadata is found by listing each table's
+// metadata/ folder. For S3 the credentials are resolved once into the
+// FileIO props, because listing runs outside any request context.
+func openHadoop(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, error) {
+	wh := cfg.prop(PropWarehouse)
+	props := cfg.fileIOProps(cfg.prop(PropRegion))
+	u, err := url.Parse(wh)
+	if err != nil {
+		return nil, &FieldError{Field: cfg.field("props", PropWarehouse), Msg: "invalid warehouse URL: " + err.Error()}
+	}
+	if u.Scheme != "" && u.Scheme != "file" {
+		// Required by iceberg-go for any object store, even to read; floe
+		// never commits.
+		props["allow-unsafe-commits"] = "true"
+		if cfg.usesAWSCreds() {
+			if err := resolveStaticCreds(ctx, cfg, props); err != nil {
+				return nil, err
+			}
+		}
+	}
+	cat, err := hadoop.NewCatalog(cfg.Name, wh, props)
+	if err != nil {
+		return nil, wrapErr("open hadoop warehouse", wh, "", err)
+	}
+	logger.Debug("opened hadoop catalog", slog.String("warehouse", wh))
+	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: wh, timeout: cfg.timeout(),
+		perms: permissions{listNamespaces: "s3:ListBucket", listTables: "s3:ListBucket", loadTable: "s3:GetObject", readData: "s3:GetObject"}}, nil
+}
+
+// resolveStaticCreds retrieves the data credentials once into FileIO props.
+func resolveStaticCreds(ctx context.Context, cfg Config, props map[string]string) error {
+	_, dataCfg, err := cfg.awsSides(ctx, props[iceio.S3Region])
+	if err != nil {
+		return err
+	}
+	creds, err := dataCfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		return wrapErr("get data credentials for", cfg.prop(PropWarehouse), "sts:AssumeRole", err)
+	}
+	props[iceio.S3AccessKeyID] = creds.AccessKeyID
+	props[iceio.S3SecretAccessKey] = creds.SecretAccessKey
+	props[iceio.S3SessionToken] = creds.SessionToken
+	return nil
+}

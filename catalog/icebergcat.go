@@ -1,0 +1,123 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"time"
+
+	icecatalog "github.com/apache/iceberg-go/catalog"
+)
+
+// permissions names what each step needs, for error hints ("" when the
+// catalog has no IAM-style permissions).
+type permissions struct {
+	listNamespaces string
+	listTables     string
+	loadTable      string
+	readData       string
+}
+
+// icebergCatalog adapts an iceberg-go catalog (sql, rest, hadoop, glue
+// rest) to Catalog, read-only.
+type icebergCatalog struct {
+	cfg      Config
+	cat      icecatalog.Catalog
+	logger   *slog.Logger
+	resource string      // catalog URI / warehouse / ARN, for errors
+	data     *dataAccess // nil: keep the FileIO of the iceberg-go catalog
+	perms    permissions
+	timeout  time.Duration
+	closers  []func() error
+}
+
+var _ Catalog = (*icebergCatalog)(nil)
+
+func (c *icebergCatalog) ListNamespaces(ctx context.Context, parent []string, page PageRequest) (Page[Namespace], error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	ids, err := c.cat.ListNamespaces(ctx, parent)
+	if err != nil {
+		return Page[Namespace]{}, wrapErr("list namespaces in", c.nsResource(parent), c.perms.listNamespaces, err)
+	}
+	all := make([]Namespace, 0, len(ids))
+	for _, id := range ids {
+		all = append(all, Namespace(id))
+	}
+	slices.SortFunc(all, func(a, b Namespace) int { return strings.Compare(a.String(), b.String()) })
+	return pageOf(all, page)
+}
+
+func (c *icebergCatalog) ListTables(ctx context.Context, namespace []string, page PageRequest) (Page[TableIdent], error) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	var all []TableIdent
+	for id, err := range c.cat.ListTables(ctx, namespace) {
+		if err != nil {
+			return Page[TableIdent]{}, wrapErr("list tables in", c.nsResource(namespace), c.perms.listTables, err)
+		}
+		if len(id) < 2 {
+			continue
+		}
+		all = append(all, TableIdent{Namespace: slices.Clone(id[:len(id)-1]), Name: id[len(id)-1]})
+	}
+	slices.SortFunc(all, func(a, b TableIdent) int { return strings.Compare(a.String(), b.String()) })
+	return pageOf(all, page)
+}
+
+func (c *icebergCatalog) LoadTable(ctx context.Context, ident TableIdent) (*Table, error) {
+	if err := ident.check(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	tbl, err := c.cat.LoadTable(ctx, ident.iceberg())
+	if err != nil {
+		return nil, c.loadErr(ident, err)
+	}
+	if c.data != nil {
+		tbl = c.data.rewrap(tbl)
+	}
+	return newTable(ident, tbl), nil
+}
+
+// loadErr names the table; an unreadable metadata file is ErrBadMetadata.
+func (c *icebergCatalog) loadErr(ident TableIdent, err error) error {
+	kind := classify(err)
+	if kind == nil && !errors.Is(err, icecatalog.ErrNoSuchTable) {
+		kind = ErrBadMetadata
+	}
+	return &Error{Op: "load table", Resource: c.resource + " " + ident.String(), Permission: c.perms.loadTable, Kind: kind, Err: err}
+}
+
+func (c *icebergCatalog) Describe(ctx context.Context, ident TableIdent) (TableInfo, error) {
+	t, err := c.LoadTable(ctx, ident)
+	if err != nil {
+		return TableInfo{}, err
+	}
+	return t.Info(), nil
+}
+
+func (c *icebergCatalog) Validate(ctx context.Context) Report {
+	return validate(ctx, c, c.perms, c.resource)
+}
+
+func (c *icebergCatalog) Close() error {
+	var errs []error
+	if cl, ok := c.cat.(icecatalog.Closer); ok {
+		errs = append(errs, cl.Close())
+	}
+	for _, f := range c.closers {
+		errs = append(errs, f())
+	}
+	return errors.Join(errs...)
+}
+
+func (c *icebergCatalog) nsResource(ns []string) string {
+	if len(ns) == 0 {
+		return c.resource
+	}
+	return c.resource + " " + strings.Join(ns, ".")
+}

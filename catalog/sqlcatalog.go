@@ -1,0 +1,130 @@
+package catalog
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+
+	"github.com/apache/iceberg-go"
+	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	_ "modernc.org/sqlite" // database/sql driver "sqlite" (pure Go)
+)
+
+// sqlDialect maps a dialect prop to iceberg-go's dialect ("" if unknown).
+func sqlDialect(d string) sqlcat.SupportedDialect {
+	switch strings.ToLower(d) {
+	case "sqlite", "sqlite3":
+		return sqlcat.SQLite
+	case "postgres", "postgresql", "pg":
+		return sqlcat.Postgres
+	}
+	return ""
+}
+
+// sqlSettings resolves dialect, driver and DSN (password applied).
+func (c Config) sqlSettings() (dialect sqlcat.SupportedDialect, driver, dsn string, err error) {
+	dsn = c.prop(PropURI)
+	isPG := strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+	dialect = sqlDialect(c.prop(PropDialect))
+	if dialect == "" {
+		dialect = sqlcat.SQLite
+		if isPG {
+			dialect = sqlcat.Postgres
+		}
+	}
+	driver = c.prop(PropDriver)
+	if driver == "" {
+		driver = "sqlite"
+		if dialect == sqlcat.Postgres {
+			driver = "pgx"
+		}
+	}
+	if pw := c.secret(SecretPassword); pw != "" {
+		if !isPG {
+			return "", "", "", &FieldError{Field: c.field("secrets", SecretPassword), Msg: "a password needs a postgres:// uri"}
+		}
+		u, perr := url.Parse(dsn)
+		if perr != nil {
+			return "", "", "", &FieldError{Field: c.field("props", PropURI), Msg: "invalid postgres URL"}
+		}
+		u.User = url.UserPassword(u.User.Username(), pw)
+		dsn = u.String()
+	}
+	return dialect, driver, dsn, nil
+}
+
+// redactDSN hides any password in a DSN.
+func redactDSN(dsn string) string {
+	if u, err := url.Parse(dsn); err == nil && u.Scheme != "" && u.User != nil {
+		return u.Redacted()
+	}
+	return dsn
+}
+
+// openSQL opens a SQL catalog read-only: it never creates or migrates the
+// iceberg_tables / iceberg_namespace_properties tables.
+func openSQL(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, error) {
+	dialect, driver, dsn, err := cfg.sqlSettings()
+	if err != nil {
+		return nil, err
+	}
+	resource := redactDSN(cfg.prop(PropURI))
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open sql catalog %s (driver %q): %w", resource, driver, err)
+	}
+	pingCtx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	if err := db.PingContext(pingCtx); err != nil {
+		_ = db.Close()
+		return nil, wrapErr("connect to sql catalog", resource, "", err)
+	}
+	props := cfg.fileIOProps(cfg.prop(PropRegion))
+	props["init_catalog_tables"] = "false"
+	if wh := cfg.prop(PropWarehouse); wh != "" {
+		props[PropWarehouse] = wh
+	}
+	name := cfg.prop(PropSQLCatalogName)
+	if name == "" {
+		name = cfg.Name
+	}
+	cat, err := sqlcat.NewCatalog(name, db, dialect, props)
+	if err != nil {
+		_ = db.Close()
+		return nil, wrapErr("open sql catalog", resource, "", err)
+	}
+	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: resource, timeout: cfg.timeout(),
+		closers: []func() error{db.Close}}
+	if err := ic.attachData(ctx, cfg.prop(PropRegion)); err != nil {
+		_ = ic.Close()
+		return nil, err
+	}
+	logger.Debug("opened sql catalog", slog.String("dialect", string(dialect)), slog.String("catalog_name", name))
+	return ic, nil
+}
+
+// attachData sets the data FileIO when the connection names AWS
+// credentials; otherwise the iceberg-go catalog's FileIO (props, default
+// chain) is kept.
+func (c *icebergCatalog) attachData(ctx context.Context, region string) error {
+	if !c.cfg.usesAWSCreds() {
+		return nil
+	}
+	_, dataCfg, err := c.cfg.awsSides(ctx, region)
+	if err != nil {
+		return err
+	}
+	c.data = &dataAccess{props: c.cfg.fileIOProps(region), aws: &dataCfg}
+	return nil
+}
+
+// withProps returns p with the extra keys set.
+func withProps(p iceberg.Properties, kv ...string) iceberg.Properties {
+	for i := 0; i+1 < len(kv); i += 2 {
+		p[kv[i]] = kv[i+1]
+	}
+	return p
+}
