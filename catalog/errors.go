@@ -8,9 +8,9 @@ import (
 	"strings"
 	"syscall"
 
+	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/rest"
 	"github.com/aws/smithy-go"
-	icecatalog "github.com/apache/iceberg-go/catalog"
 )
 
 // Sentinel errors callers branch on (errors.Is).

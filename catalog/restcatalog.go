@@ -106,4 +106,3 @@ func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 	logger.Debug("opened REST catalog", slog.String("uri", p.uri))
 	return ic, nil
 }
-

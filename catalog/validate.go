@@ -41,7 +41,9 @@ func (r Report) Err() error {
 	return nil
 }
 
-func (r *Report) ok(name, detail string) { r.Steps = append(r.Steps, Step{Name: name, Status: StepOK, Detail: detail}) }
+func (r *Report) ok(name, detail string) {
+	r.Steps = append(r.Steps, Step{Name: name, Status: StepOK, Detail: detail})
+}
 
 func (r *Report) skip(names ...string) {
 	for _, n := range names {
