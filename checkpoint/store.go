@@ -17,6 +17,11 @@ var (
 	ErrFenced = errors.New("lease token fenced")
 	// ErrConflict: a create found the key already there.
 	ErrConflict = errors.New("already exists")
+	// ErrInvalid: the caller passed an argument no store accepts (empty
+	// name, non-positive TTL, checkpoint for another table than its lease).
+	ErrInvalid = errors.New("invalid argument")
+	// ErrClosed: the store was closed.
+	ErrClosed = errors.New("store closed")
 )
 
 // Store is everything floe persists. Implementations: Redis (several
@@ -41,6 +46,9 @@ type Store interface {
 	// Checkpoints. CommitCheckpoint writes only while lease is the table's
 	// current lease (ErrFenced otherwise): invariant I1/I4.
 	GetCheckpoint(ctx context.Context, table string) (Checkpoint, error)
+	// GetCheckpointSummary is GetCheckpoint without reading the file map
+	// (cheap for status pages and planning "anything new?" checks).
+	GetCheckpointSummary(ctx context.Context, table string) (CheckpointSummary, error)
 	CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint) error
 
 	// Run history, newest first, capped per table (RunHistoryLimit).
@@ -50,10 +58,16 @@ type Store interface {
 
 	// Leases with fencing tokens. Acquire succeeds when the lease is free,
 	// expired, or already held by owner; every successful Acquire by a new
-	// owner returns a strictly larger Token than any before it.
+	// owner returns a strictly larger Token than any before it. The table
+	// must exist (ErrNotFound otherwise); ErrLeaseHeld when another owner
+	// holds it.
 	AcquireLease(ctx context.Context, table, owner string, ttl time.Duration) (Lease, error)
 	RenewLease(ctx context.Context, lease Lease, ttl time.Duration) (Lease, error) // ErrFenced if lost
-	ReleaseLease(ctx context.Context, lease Lease) error
+	ReleaseLease(ctx context.Context, lease Lease) error                           // ErrFenced if already lost
+	// GetLease returns the table's unexpired lease (ErrNotFound if none).
+	GetLease(ctx context.Context, table string) (Lease, error)
+	// ListLeases returns every unexpired lease, sorted by table.
+	ListLeases(ctx context.Context) ([]Lease, error)
 
 	Close() error
 }
@@ -107,6 +121,34 @@ type Checkpoint struct {
 	CommittedAt        time.Time     `json:"committedAt"`
 	// LeaseToken is the fencing token of the run that committed it.
 	LeaseToken int64 `json:"leaseToken"`
+}
+
+// CheckpointSummary is a Checkpoint without its file map.
+type CheckpointSummary struct {
+	Table            string    `json:"table"`
+	SnapshotID       int64     `json:"snapshotId"`
+	SequenceNumber   int64     `json:"sequenceNumber"`
+	MetadataLocation string    `json:"metadataLocation"`
+	TableUUID        string    `json:"tableUuid"`
+	SchemaID         int       `json:"schemaId"`
+	FileCount        int       `json:"fileCount"`
+	CommittedAt      time.Time `json:"committedAt"`
+	LeaseToken       int64     `json:"leaseToken"`
+}
+
+// Summary returns cp without its file map.
+func (cp Checkpoint) Summary() CheckpointSummary {
+	return CheckpointSummary{
+		Table:            cp.Table,
+		SnapshotID:       cp.SnapshotID,
+		SequenceNumber:   cp.SequenceNumber,
+		MetadataLocation: cp.MetadataLocation,
+		TableUUID:        cp.TableUUID,
+		SchemaID:         cp.SchemaID,
+		FileCount:        len(cp.Files),
+		CommittedAt:      cp.CommittedAt,
+		LeaseToken:       cp.LeaseToken,
+	}
 }
 
 // FileState is one data file's entry in the checkpoint.

@@ -1,0 +1,16 @@
+package checkpoint_test
+
+import (
+	"testing"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/checkpoint/checkpointtest"
+)
+
+func TestMemory_Conformance(t *testing.T) {
+	checkpointtest.Run(t, func(t *testing.T) checkpoint.Store {
+		s := checkpoint.NewMemory()
+		t.Cleanup(func() { _ = s.Close() })
+		return s
+	})
+}
