@@ -1,0 +1,205 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/glue"
+	"github.com/aws/aws-sdk-go-v2/service/sts"
+)
+
+var gluePerms = permissions{
+	listNamespaces: "glue:GetDatabases",
+	listTables:     "glue:GetTables",
+	loadTable:      "glue:GetTable",
+	readData:       "s3:GetObject",
+}
+
+// glueRESTURI is Glue's Iceberg REST endpoint.
+func (c Config) glueRESTURI(region string) string {
+	if ep := c.endpointFor(svcGlue); ep != "" {
+		return strings.TrimRight(ep, "/") + "/iceberg"
+	}
+	return "https://glue." + region + ".amazonaws.com/iceberg"
+}
+
+// openGlue opens an AWS Glue Data Catalog, natively (GetTable →
+// Parameters.metadata_location) or through Glue's Iceberg REST endpoint
+// (SigV4 service glue, warehouse = catalog id or account id).
+func openGlue(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, error) {
+	region := cfg.prop(PropRegion)
+	catalogCfg, dataCfg, err := cfg.awsSides(ctx, region)
+	if err != nil {
+		return nil, err
+	}
+	data := &dataAccess{props: cfg.fileIOProps(region), aws: &dataCfg}
+	if cfg.mode(ModeNative) == ModeNative {
+		return newGlueNative(cfg, catalogCfg, data, logger), nil
+	}
+	wh, err := glueWarehouse(ctx, cfg, catalogCfg)
+	if err != nil {
+		return nil, err
+	}
+	p := restParams{uri: cfg.glueRESTURI(region), warehouse: wh, sigService: svcGlue, sigRegion: region,
+		awsCfg: &catalogCfg, fileRegion: region}
+	cat, err := newREST(ctx, cfg, p)
+	if err != nil {
+		return nil, err
+	}
+	logger.Debug("opened Glue through Iceberg REST", slog.String("uri", p.uri), slog.String("warehouse", wh))
+	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: "glue catalog " + wh, data: data,
+		timeout: cfg.timeout(), perms: gluePerms}, nil
+}
+
+// glueWarehouse is the REST warehouse: props warehouse, catalog-id, or the
+// caller's account id (STS GetCallerIdentity).
+func glueWarehouse(ctx context.Context, cfg Config, awsCfg aws.Config) (string, error) {
+	if wh := cfg.prop(PropWarehouse); wh != "" {
+		return wh, nil
+	}
+	if id := cfg.prop(PropCatalogID); id != "" {
+		return id, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	out, err := sts.NewFromConfig(awsCfg, func(o *sts.Options) {
+		if ep := cfg.endpointFor(svcSTS); ep != "" {
+			o.BaseEndpoint = aws.String(ep)
+		}
+	}).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	if err != nil {
+		return "", wrapErr("get caller account for the Glue warehouse", "", "sts:GetCallerIdentity", err)
+	}
+	return aws.ToString(out.Account), nil
+}
+
+// glueNative reads Iceberg tables registered in Glue.
+type glueNative struct {
+	cfg       Config
+	client    *glue.Client
+	catalogID *string
+	data      *dataAccess
+	timeout   time.Duration
+}
+
+var _ Catalog = (*glueNative)(nil)
+
+func newGlueNative(cfg Config, awsCfg aws.Config, data *dataAccess, logger *slog.Logger) *glueNative {
+	client := glue.NewFromConfig(awsCfg, func(o *glue.Options) {
+		if ep := cfg.endpointFor(svcGlue); ep != "" {
+			o.BaseEndpoint = aws.String(ep)
+		}
+	})
+	g := &glueNative{cfg: cfg, client: client, data: data, timeout: cfg.timeout()}
+	if id := cfg.prop(PropCatalogID); id != "" {
+		g.catalogID = aws.String(id)
+	}
+	logger.Debug("opened Glue through the native API", slog.String("region", awsCfg.Region))
+	return g
+}
+
+func (g *glueNative) resource(parts ...string) string {
+	r := "glue catalog"
+	if g.catalogID != nil {
+		r += " " + *g.catalogID
+	}
+	if len(parts) > 0 {
+		r += " " + strings.Join(parts, ".")
+	}
+	return r
+}
+
+func (g *glueNative) ListNamespaces(ctx context.Context, parent []string, page PageRequest) (Page[Namespace], error) {
+	if len(parent) > 0 { // Glue databases have one level
+		return Page[Namespace]{Items: []Namespace{}}, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	out, err := g.client.GetDatabases(ctx, &glue.GetDatabasesInput{CatalogId: g.catalogID, NextToken: token(page),
+		MaxResults: aws.Int32(int32(min(page.size(), 100)))})
+	if err != nil {
+		return Page[Namespace]{}, wrapErr("list databases in", g.resource(), gluePerms.listNamespaces, err)
+	}
+	p := Page[Namespace]{Items: make([]Namespace, 0, len(out.DatabaseList)), NextToken: aws.ToString(out.NextToken)}
+	for _, db := range out.DatabaseList {
+		p.Items = append(p.Items, Namespace{aws.ToString(db.Name)})
+	}
+	return p, nil
+}
+
+// ListTables lists the Iceberg tables of a database (other tables are
+// left out, so a page may hold fewer than Size items).
+func (g *glueNative) ListTables(ctx context.Context, namespace []string, page PageRequest) (Page[TableIdent], error) {
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	db := strings.Join(namespace, ".")
+	out, err := g.client.GetTables(ctx, &glue.GetTablesInput{CatalogId: g.catalogID, DatabaseName: aws.String(db),
+		NextToken: token(page), MaxResults: aws.Int32(int32(min(page.size(), 100)))})
+	if err != nil {
+		return Page[TableIdent]{}, wrapErr("list tables in", g.resource(db), gluePerms.listTables, err)
+	}
+	p := Page[TableIdent]{Items: []TableIdent{}, NextToken: aws.ToString(out.NextToken)}
+	for _, t := range out.TableList {
+		if strings.EqualFold(t.Parameters["table_type"], "ICEBERG") {
+			p.Items = append(p.Items, TableIdent{Namespace: []string{db}, Name: aws.ToString(t.Name)})
+		}
+	}
+	return p, nil
+}
+
+func (g *glueNative) LoadTable(ctx context.Context, ident TableIdent) (*Table, error) {
+	if err := ident.check(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, g.timeout)
+	defer cancel()
+	db := strings.Join(ident.Namespace, ".")
+	res := g.resource(db, ident.Name)
+	out, err := g.client.GetTable(ctx, &glue.GetTableInput{CatalogId: g.catalogID, DatabaseName: aws.String(db), Name: aws.String(ident.Name)})
+	if err != nil {
+		return nil, wrapErr("get table", res, gluePerms.loadTable, err)
+	}
+	loc, err := glueMetadataLocation(out.Table.Parameters)
+	if err != nil {
+		return nil, &Error{Op: "get table", Resource: res, Kind: ErrBadMetadata, Err: err}
+	}
+	tbl, err := g.data.loadFromLocation(ctx, ident, loc)
+	if err != nil {
+		return nil, err
+	}
+	return newTable(ident, tbl), nil
+}
+
+// glueMetadataLocation checks a Glue table's Iceberg parameters.
+func glueMetadataLocation(params map[string]string) (string, error) {
+	if tt := params["table_type"]; !strings.EqualFold(tt, "ICEBERG") {
+		return "", fmt.Errorf("not an Iceberg table: Parameters.table_type is %q, want ICEBERG", tt)
+	}
+	loc, ok := params["metadata_location"]
+	if !ok || strings.TrimSpace(loc) == "" {
+		return "", errors.New("Parameters.metadata_location is missing: the table has no Iceberg metadata pointer")
+	}
+	u, err := url.Parse(loc)
+	if err != nil || u.Scheme == "" || u.Path == "" || !strings.HasSuffix(loc, ".metadata.json") && !strings.HasSuffix(loc, ".metadata.json.gz") {
+		return "", fmt.Errorf("Parameters.metadata_location %q is malformed: want a URL such as s3://bucket/path/00001-<uuid>.metadata.json", loc)
+	}
+	return loc, nil
+}
+
+func (g *glueNative) Describe(ctx context.Context, ident TableIdent) (TableInfo, error) {
+	t, err := g.LoadTable(ctx, ident)
+	if err != nil {
+		return TableInfo{}, err
+	}
+	return t.Info(), nil
+}
+
+func (g *glueNative) Validate(ctx context.Context) Report { return validate(ctx, g, gluePerms, g.resource()) }
+
+func (g *glueNative) Close() error { return nil }
