@@ -1,0 +1,238 @@
+package segments
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/floehq/floe/pinot"
+)
+
+// column accumulates one column while the source is read: the distinct
+// values (typed hash maps, strings copied into an arena) and one provisional
+// dictionary id per value. Final ids are assigned once, at finish.
+type column struct {
+	spec       pinot.FieldSpec
+	stored     pinot.DataType
+	sv         bool
+	trackNulls bool // write a null vector if a null occurs
+	maxLen     int
+	def        defaultValue
+	defID      int32
+
+	ints    *numDict[int32]
+	longs   *numDict[int64]
+	floats  *numDict[float32]
+	doubles *numDict[float64]
+	bytes   *bytesDict
+
+	ids       []int32 // SV: one per row; MV: one per value
+	counts    []int32 // MV: values per row
+	maxMV     int
+	rows      int
+	nulls     *roaring.Bitmap
+	nullCount int
+	scratch   []byte
+	keyBuf    []byte
+}
+
+func newColumn(f pinot.FieldSpec, nullHandling bool) (*column, error) {
+	def, err := parseDefault(f)
+	if err != nil {
+		return nil, fmt.Errorf("column %q: defaultNullValue: %w", f.Name, err)
+	}
+	c := &column{
+		spec: f, stored: f.DataType.StoredType(), sv: f.SingleValue, def: def, defID: -1,
+		trackNulls: nullHandling && !f.NotNull, maxLen: maxLengthOf(f), nulls: roaring.New(),
+	}
+	switch c.stored {
+	case pinot.Int:
+		c.ints = newNumDict[int32]()
+	case pinot.Long:
+		c.longs = newNumDict[int64]()
+	case pinot.Float:
+		c.floats = newNumDict[float32]()
+	case pinot.Double:
+		c.doubles = newNumDict[float64]()
+	default:
+		c.bytes = newBytesDict()
+	}
+	return c, nil
+}
+
+// defaultID is the provisional id of the default null value.
+func (c *column) defaultID() int32 {
+	if c.defID < 0 {
+		switch {
+		case c.ints != nil:
+			c.defID = c.ints.id(c.def.i32)
+		case c.longs != nil:
+			c.defID = c.longs.id(c.def.i64)
+		case c.floats != nil:
+			c.defID = c.floats.id(c.def.f32)
+		case c.doubles != nil:
+			c.defID = c.doubles.id(c.def.f64)
+		default:
+			c.defID = c.bytes.id(c.def.b)
+		}
+	}
+	return c.defID
+}
+
+// vectorError names the column and what is wrong with its vector.
+func (c *column) vectorError(format string, args ...any) error {
+	return fmt.Errorf("column %q (%s): %s", c.spec.Name, c.spec.DataType, fmt.Sprintf(format, args...))
+}
+
+// add appends a batch's vector of n rows.
+func (c *column) add(v *Vector, n int) error {
+	if v.Nulls != nil && len(v.Nulls) < n {
+		return c.vectorError("Nulls has %d entries for %d rows", len(v.Nulls), n)
+	}
+	count := n // values needed in the typed slice
+	if !c.sv {
+		if len(v.Offsets) != n+1 {
+			return c.vectorError("multi-value column needs Offsets of length rows+1 = %d, got %d", n+1, len(v.Offsets))
+		}
+		for r := 0; r < n; r++ {
+			if v.Offsets[r+1] < v.Offsets[r] || v.Offsets[r] < 0 {
+				return c.vectorError("Offsets decrease at row %d", r)
+			}
+		}
+		count = int(v.Offsets[n])
+	}
+	var have int
+	var fn func(i int) (int32, bool, error)
+	switch c.spec.DataType {
+	case pinot.Int:
+		have, fn = len(v.Ints), func(i int) (int32, bool, error) { return c.ints.id(v.Ints[i]), true, nil }
+	case pinot.Boolean:
+		have, fn = len(v.Ints), func(i int) (int32, bool, error) {
+			b := int32(0)
+			if v.Ints[i] != 0 {
+				b = 1
+			}
+			return c.ints.id(b), true, nil
+		}
+	case pinot.Long, pinot.Timestamp:
+		have, fn = len(v.Longs), func(i int) (int32, bool, error) { return c.longs.id(v.Longs[i]), true, nil }
+	case pinot.Float:
+		have, fn = len(v.Floats), func(i int) (int32, bool, error) {
+			x := v.Floats[i]
+			if x != x {
+				return 0, false, nil // NaN → null
+			}
+			if x == 0 {
+				x = 0 // -0.0 → 0.0
+			}
+			return c.floats.id(x), true, nil
+		}
+	case pinot.Double:
+		have, fn = len(v.Doubles), func(i int) (int32, bool, error) {
+			x := v.Doubles[i]
+			if math.IsNaN(x) {
+				return 0, false, nil
+			}
+			if x == 0 {
+				x = 0
+			}
+			return c.doubles.id(x), true, nil
+		}
+	case pinot.String, pinot.JSON:
+		trim := c.spec.DataType == pinot.String
+		have, fn = len(v.Bytes), func(i int) (int32, bool, error) {
+			return c.bytes.id(sanitizeString(v.Bytes[i], c.maxLen, trim, &c.scratch)), true, nil
+		}
+	case pinot.Bytes:
+		have, fn = len(v.Bytes), func(i int) (int32, bool, error) { return c.bytes.id(v.Bytes[i]), true, nil }
+	case pinot.BigDecimal:
+		have, fn = len(v.Decimals), func(i int) (int32, bool, error) {
+			k, err := decimalKey(v.Decimals[i], c.keyBuf)
+			if err != nil {
+				return 0, false, err
+			}
+			c.keyBuf = k
+			return c.bytes.id(k), true, nil
+		}
+	default:
+		return c.vectorError("unsupported data type")
+	}
+	if have < count {
+		return c.vectorError("needs %d values in %s, got %d", count, vectorField(c.spec.DataType), have)
+	}
+	if c.sv {
+		return c.addSV(v, n, fn)
+	}
+	return c.addMV(v, n, fn)
+}
+
+func vectorField(t pinot.DataType) string {
+	switch t {
+	case pinot.Int, pinot.Boolean:
+		return "Ints"
+	case pinot.Long, pinot.Timestamp:
+		return "Longs"
+	case pinot.Float:
+		return "Floats"
+	case pinot.Double:
+		return "Doubles"
+	case pinot.BigDecimal:
+		return "Decimals"
+	}
+	return "Bytes"
+}
+
+func (c *column) addSV(v *Vector, n int, fn func(int) (int32, bool, error)) error {
+	for r := 0; r < n; r++ {
+		if v.Nulls != nil && v.Nulls[r] {
+			c.addNull(c.rows + r)
+			continue
+		}
+		id, ok, err := fn(r)
+		if err != nil {
+			return c.vectorError("row %d: %v", c.rows+r, err)
+		}
+		if !ok {
+			c.addNull(c.rows + r)
+			continue
+		}
+		c.ids = append(c.ids, id)
+	}
+	c.rows += n
+	return nil
+}
+
+func (c *column) addMV(v *Vector, n int, fn func(int) (int32, bool, error)) error {
+	for r := 0; r < n; r++ {
+		cnt := 0
+		if v.Nulls == nil || !v.Nulls[r] {
+			for i := v.Offsets[r]; i < v.Offsets[r+1]; i++ {
+				id, ok, err := fn(int(i))
+				if err != nil {
+					return c.vectorError("row %d: %v", c.rows+r, err)
+				}
+				if ok {
+					c.ids = append(c.ids, id)
+					cnt++
+				}
+			}
+		}
+		if cnt == 0 { // null or empty row → [default]
+			c.addNull(c.rows + r)
+			cnt = 1
+		}
+		c.counts = append(c.counts, int32(cnt))
+		c.maxMV = max(c.maxMV, cnt)
+	}
+	c.rows += n
+	return nil
+}
+
+func (c *column) addNull(row int) {
+	c.ids = append(c.ids, c.defaultID())
+	c.nullCount++
+	if c.trackNulls {
+		c.nulls.Add(uint32(row))
+	}
+}

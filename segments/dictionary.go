@@ -1,0 +1,251 @@
+package segments
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/binary"
+	"io"
+	"math"
+	"math/big"
+	"slices"
+	"unsafe"
+
+	"github.com/floehq/floe/pinot"
+)
+
+// numDict collects the distinct values of a fixed-width column in first-seen
+// order and hands out provisional ids; sort assigns the final ids.
+type numDict[T int32 | int64 | float32 | float64] struct {
+	m    map[T]int32
+	vals []T
+}
+
+func newNumDict[T int32 | int64 | float32 | float64]() *numDict[T] {
+	return &numDict[T]{m: make(map[T]int32, 1024)}
+}
+
+func (d *numDict[T]) id(v T) int32 {
+	if id, ok := d.m[v]; ok {
+		return id
+	}
+	id := int32(len(d.vals))
+	d.m[v] = id
+	d.vals = append(d.vals, v)
+	return id
+}
+
+// sort orders the values ascending (NaN and -0.0 never get here) and
+// returns remap[provisionalId] = final id.
+func (d *numDict[T]) sort() []int32 {
+	perm := make([]int32, len(d.vals))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	slices.SortFunc(perm, func(a, b int32) int { return cmp.Compare(d.vals[a], d.vals[b]) })
+	remap := make([]int32, len(perm))
+	sorted := make([]T, len(perm))
+	for newID, old := range perm {
+		remap[old] = int32(newID)
+		sorted[newID] = d.vals[old]
+	}
+	d.vals, d.m = sorted, nil
+	return remap
+}
+
+// arena stores byte strings in fixed blocks that never move, so strings
+// pointing into it stay valid while it grows.
+type arena struct {
+	blocks [][]byte
+	cur    []byte
+	size   int64
+}
+
+const arenaBlock = 1 << 20
+
+func (a *arena) copy(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	if len(b) > cap(a.cur)-len(a.cur) {
+		n := arenaBlock
+		if len(b) > n/4 {
+			n = len(b)
+		}
+		a.cur = make([]byte, 0, n)
+		a.blocks = append(a.blocks, a.cur)
+	}
+	start := len(a.cur)
+	a.cur = append(a.cur, b...)
+	a.size += int64(len(b))
+	s := a.cur[start:len(a.cur):len(a.cur)]
+	return unsafe.String(&s[0], len(s))
+}
+
+// bytesDict collects distinct variable-width values (STRING/JSON UTF-8,
+// BYTES, BIG_DECIMAL keys) without a heap allocation per value.
+type bytesDict struct {
+	m      map[string]int32
+	vals   []string // point into ar
+	ar     arena
+	maxLen int
+	minLen int
+}
+
+func newBytesDict() *bytesDict {
+	return &bytesDict{m: make(map[string]int32, 1024), minLen: math.MaxInt}
+}
+
+func (d *bytesDict) id(b []byte) int32 {
+	if id, ok := d.m[string(b)]; ok { // no allocation for the lookup
+		return id
+	}
+	s := d.ar.copy(b)
+	id := int32(len(d.vals))
+	d.m[s] = id
+	d.vals = append(d.vals, s)
+	d.maxLen = max(d.maxLen, len(b))
+	d.minLen = min(d.minLen, len(b))
+	return id
+}
+
+// sort orders values by the stored type's order and returns the remap.
+func (d *bytesDict) sort(t pinot.DataType) []int32 {
+	perm := make([]int32, len(d.vals))
+	for i := range perm {
+		perm[i] = int32(i)
+	}
+	switch t.StoredType() {
+	case pinot.String:
+		slices.SortFunc(perm, func(a, b int32) int { return compareUTF16(d.vals[a], d.vals[b]) })
+	case pinot.BigDecimal:
+		keys := make([]decKey, len(d.vals))
+		for i, v := range d.vals {
+			keys[i].u, keys[i].scale = decodeDecimalKey([]byte(v))
+		}
+		slices.SortFunc(perm, func(a, b int32) int { return compareDecimal(&keys[a], &keys[b]) })
+	default:
+		slices.SortFunc(perm, func(a, b int32) int { return cmp.Compare(d.vals[a], d.vals[b]) })
+	}
+	remap := make([]int32, len(perm))
+	sorted := make([]string, len(perm))
+	for newID, old := range perm {
+		remap[old] = int32(newID)
+		sorted[newID] = d.vals[old]
+	}
+	d.vals, d.m = sorted, nil
+	return remap
+}
+
+type decKey struct {
+	u     *big.Int
+	scale int
+}
+
+func pow10(n int) *big.Int {
+	return new(big.Int).Exp(bigTen, big.NewInt(int64(n)), nil)
+}
+
+// compareDecimal compares like BigDecimal.compareTo.
+func compareDecimal(a, b *decKey) int {
+	if sa, sb := a.u.Sign(), b.u.Sign(); sa != sb || sa == 0 {
+		return cmp.Compare(sa, sb)
+	}
+	if a.scale == b.scale {
+		return a.u.Cmp(b.u)
+	}
+	if a.scale < b.scale {
+		x := new(big.Int).Mul(a.u, pow10(b.scale-a.scale))
+		return x.Cmp(b.u)
+	}
+	y := new(big.Int).Mul(b.u, pow10(a.scale-b.scale))
+	return a.u.Cmp(y)
+}
+
+// ---- dictionary file writers (doc.go, "Dictionary") ----
+
+func writeNumDict[T int32 | int64 | float32 | float64](w io.Writer, vals []T) error {
+	var size int
+	switch any(vals).(type) {
+	case []int32, []float32:
+		size = 4
+	default:
+		size = 8
+	}
+	buf := make([]byte, 0, 64<<10)
+	for _, v := range vals {
+		switch x := any(v).(type) {
+		case int32:
+			buf = binary.BigEndian.AppendUint32(buf, uint32(x))
+		case int64:
+			buf = binary.BigEndian.AppendUint64(buf, uint64(x))
+		case float32:
+			buf = binary.BigEndian.AppendUint32(buf, math.Float32bits(x))
+		case float64:
+			buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(x))
+		}
+		if len(buf)+size > cap(buf) {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// writeFixedBytesDict writes entries right-padded with 0x00 to width.
+func writeFixedBytesDict(w io.Writer, vals []string, width int) error {
+	buf := make([]byte, 0, 64<<10)
+	for _, v := range vals {
+		if len(buf)+width > cap(buf) && len(buf) > 0 {
+			if _, err := w.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+		buf = append(buf, v...)
+		for i := len(v); i < width; i++ {
+			buf = append(buf, 0)
+		}
+	}
+	_, err := w.Write(buf)
+	return err
+}
+
+// varDictMagic is the var-length dictionary header magic ".vl;" (format: never change).
+var varDictMagic = []byte{0x2E, 0x76, 0x6C, 0x3B}
+
+// writeVarBytesDict writes the ".vl;" var-length layout with absolute offsets.
+func writeVarBytesDict(w io.Writer, vals []string) error {
+	n := len(vals)
+	hdr := make([]byte, 0, 16+4*(n+1))
+	hdr = append(hdr, varDictMagic...)
+	hdr = binary.BigEndian.AppendUint32(hdr, 1)
+	hdr = binary.BigEndian.AppendUint32(hdr, uint32(n))
+	hdr = binary.BigEndian.AppendUint32(hdr, 16)
+	off := uint32(16 + 4*(n+1))
+	for _, v := range vals {
+		hdr = binary.BigEndian.AppendUint32(hdr, off)
+		off += uint32(len(v))
+	}
+	hdr = binary.BigEndian.AppendUint32(hdr, off)
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	for _, v := range vals {
+		buf.WriteString(v)
+		if buf.Len() >= 64<<10 {
+			if _, err := w.Write(buf.Bytes()); err != nil {
+				return err
+			}
+			buf.Reset()
+		}
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// varDictSize is the byte size of the var-length form.
+func varDictSize(n int, total int64) int64 { return 16 + 4*int64(n+1) + total }
