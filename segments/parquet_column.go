@@ -1,0 +1,207 @@
+package segments
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/floehq/floe/pinot"
+)
+
+// slotKind is the Vector slice a Pinot data type's values go to.
+type slotKind uint8
+
+const (
+	slotInts slotKind = iota
+	slotLongs
+	slotFloats
+	slotDoubles
+	slotDecimals
+	slotBytes
+)
+
+func slotOf(t pinot.DataType) slotKind {
+	switch t.StoredType() {
+	case pinot.Long:
+		return slotLongs
+	case pinot.Float:
+		return slotFloats
+	case pinot.Double:
+		return slotDoubles
+	case pinot.BigDecimal:
+		return slotDecimals
+	case pinot.String, pinot.Bytes:
+		return slotBytes
+	}
+	return slotInts
+}
+
+// appendZeros appends n placeholder values (for null rows).
+func appendZeros(v *Vector, s slotKind, n int) {
+	for ; n > 0; n-- {
+		switch s {
+		case slotInts:
+			v.Ints = append(v.Ints, 0)
+		case slotLongs:
+			v.Longs = append(v.Longs, 0)
+		case slotFloats:
+			v.Floats = append(v.Floats, 0)
+		case slotDoubles:
+			v.Doubles = append(v.Doubles, 0)
+		case slotDecimals:
+			v.Decimals = append(v.Decimals, Decimal{})
+		case slotBytes:
+			v.Bytes = append(v.Bytes, nil)
+		}
+	}
+}
+
+// errDictIndex reports a dictionary index outside the dictionary.
+var errDictIndex = fmt.Errorf("%w: dictionary index out of range", ErrCorruptSource)
+
+// gatherDict appends dict[idx[i]] for every index.
+func gatherDict(v *Vector, dict *Vector, s slotKind, n int, idx []int32) error {
+	for _, i := range idx {
+		if uint32(i) >= uint32(n) {
+			return errDictIndex
+		}
+	}
+	switch s {
+	case slotInts:
+		for _, i := range idx {
+			v.Ints = append(v.Ints, dict.Ints[i])
+		}
+	case slotLongs:
+		for _, i := range idx {
+			v.Longs = append(v.Longs, dict.Longs[i])
+		}
+	case slotFloats:
+		for _, i := range idx {
+			v.Floats = append(v.Floats, dict.Floats[i])
+		}
+	case slotDoubles:
+		for _, i := range idx {
+			v.Doubles = append(v.Doubles, dict.Doubles[i])
+		}
+	case slotDecimals:
+		for _, i := range idx {
+			v.Decimals = append(v.Decimals, dict.Decimals[i])
+		}
+	case slotBytes:
+		for _, i := range idx {
+			v.Bytes = append(v.Bytes, dict.Bytes[i])
+		}
+	}
+	return nil
+}
+
+// pqValues holds one page's (or dictionary's) decoded values, dense (no
+// slots for nulls), in the page's physical type.
+type pqValues struct {
+	kind  parquet.Kind
+	i32   []int32
+	i64   []int64
+	f32   []float32
+	f64   []float64
+	bytes [][]byte
+	i96   [][3]uint32
+	bools []bool
+	n     int
+}
+
+// load decodes the typed values of a page that is not dictionary-encoded.
+func (pv *pqValues) load(page parquet.Page) error {
+	data := page.Data()
+	pv.kind = page.Type().Kind()
+	switch pv.kind {
+	case parquet.Int32:
+		pv.i32 = data.Int32()
+		pv.n = len(pv.i32)
+	case parquet.Int64:
+		pv.i64 = data.Int64()
+		pv.n = len(pv.i64)
+	case parquet.Float:
+		pv.f32 = data.Float()
+		pv.n = len(pv.f32)
+	case parquet.Double:
+		pv.f64 = data.Double()
+		pv.n = len(pv.f64)
+	case parquet.ByteArray:
+		buf, off := data.ByteArray()
+		pv.bytes = pv.bytes[:0]
+		for i := 0; i+1 < len(off); i++ {
+			if off[i] > off[i+1] || int(off[i+1]) > len(buf) {
+				return fmt.Errorf("%w: byte array offsets", ErrCorruptSource)
+			}
+			pv.bytes = append(pv.bytes, buf[off[i]:off[i+1]:off[i+1]])
+		}
+		pv.n = len(pv.bytes)
+	case parquet.FixedLenByteArray:
+		buf, size := data.FixedLenByteArray()
+		pv.bytes = pv.bytes[:0]
+		for i := 0; size > 0 && i+size <= len(buf); i += size {
+			pv.bytes = append(pv.bytes, buf[i:i+size:i+size])
+		}
+		pv.n = len(pv.bytes)
+	case parquet.Int96:
+		pv.i96 = pv.i96[:0]
+		for _, w := range data.Int96() {
+			pv.i96 = append(pv.i96, [3]uint32(w))
+		}
+		pv.n = len(pv.i96)
+	case parquet.Boolean:
+		return pv.loadBooleans(page)
+	default:
+		return fmt.Errorf("%w: Parquet page of type %s", ErrUnsupportedSourceType, pv.kind)
+	}
+	return nil
+}
+
+// loadBooleans reads a boolean page through the generic value reader.
+func (pv *pqValues) loadBooleans(page parquet.Page) error {
+	pv.bools = pv.bools[:0]
+	buf := make([]parquet.Value, 1024)
+	r := page.Values()
+	for {
+		n, err := r.ReadValues(buf)
+		for _, v := range buf[:n] {
+			if !v.IsNull() {
+				pv.bools = append(pv.bools, v.Boolean())
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("%w: read boolean page: %v", ErrCorruptSource, err)
+		}
+		if n == 0 {
+			break
+		}
+	}
+	pv.n = len(pv.bools)
+	return nil
+}
+
+// convert appends values [start, start+count) through conv.
+func (pv *pqValues) convert(conv *converter, v *Vector, start, count int, wide *[]int64) {
+	end := start + count
+	switch pv.kind {
+	case parquet.Int32:
+		conv.appendInt32s(v, pv.i32[start:end], wide)
+	case parquet.Int64:
+		conv.appendInt64s(v, pv.i64[start:end])
+	case parquet.Float:
+		conv.appendFloat32s(v, pv.f32[start:end])
+	case parquet.Double:
+		conv.appendFloat64s(v, pv.f64[start:end])
+	case parquet.ByteArray, parquet.FixedLenByteArray:
+		conv.appendByteSlices(v, pv.bytes[start:end])
+	case parquet.Int96:
+		conv.appendInt96s(v, pv.i96[start:end])
+	case parquet.Boolean:
+		conv.appendBools(v, pv.bools[start:end])
+	}
+}

@@ -1,0 +1,216 @@
+package segments
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/floehq/floe/pinot"
+)
+
+// pqBinding is one Pinot column bound to the Parquet column that feeds it:
+// a primitive leaf (scalar, or the element of a list of primitives), or a
+// nested field rendered as JSON.
+type pqBinding struct {
+	field  pinot.FieldSpec
+	src    srcType
+	leaf   *parquet.Column // primitive leaf; nil for nested fields
+	top    int             // nested: index of the top-level field
+	sub    []string        // nested: struct field names below the top-level field
+	source string          // the Parquet path, for errors
+}
+
+// resolveParquetPath finds the node a dotted path names, matching the
+// longest dotted prefix at each level so names with dots still resolve.
+// It returns the node and the names walked.
+func resolveParquetPath(root *parquet.Column, path string) (*parquet.Column, []string, error) {
+	node, rest := root, path
+	var names []string
+	for rest != "" {
+		var best *parquet.Column
+		for _, c := range node.Columns() {
+			n := c.Name()
+			if (rest == n || strings.HasPrefix(rest, n+".")) && (best == nil || len(n) > len(best.Name())) {
+				best = c
+			}
+		}
+		if best == nil {
+			return nil, nil, fmt.Errorf("%w: no Parquet column %q", ErrColumnMismatch, path)
+		}
+		names = append(names, best.Name())
+		node = best
+		rest = strings.TrimPrefix(rest[len(best.Name()):], ".")
+	}
+	if node == root {
+		return nil, nil, fmt.Errorf("%w: empty Parquet column path", ErrColumnMismatch)
+	}
+	return node, names, nil
+}
+
+// listElementLeaf returns the primitive element leaf of a LIST group (the
+// 3-level form and the legacy 2-level form), or nil when the elements are
+// not primitives.
+func listElementLeaf(node *parquet.Column) *parquet.Column {
+	if node.Leaf() || !isLogical[*format.ListType](node) || len(node.Columns()) != 1 {
+		return nil
+	}
+	rep := node.Columns()[0]
+	if rep.Leaf() {
+		if rep.Repeated() {
+			return rep
+		}
+		return nil
+	}
+	if !rep.Repeated() || len(rep.Columns()) != 1 || !rep.Columns()[0].Leaf() {
+		return nil
+	}
+	return rep.Columns()[0]
+}
+
+func isLogical[T any](c *parquet.Column) bool {
+	lt := c.Type().LogicalType()
+	if lt == nil {
+		return false
+	}
+	_, ok := lt.Value.(T)
+	return ok
+}
+
+// classifyParquet describes the node a Pinot column binds to.
+func classifyParquet(root, node *parquet.Column, names []string) (pqBinding, error) {
+	b := pqBinding{source: strings.Join(names, ".")}
+	leaf := node
+	if !node.Leaf() {
+		leaf = listElementLeaf(node)
+	}
+	if leaf != nil && leaf.MaxRepetitionLevel() <= 1 {
+		st, err := parquetLeafType(leaf)
+		if err != nil {
+			return b, err
+		}
+		st.repeated = leaf.MaxRepetitionLevel() == 1
+		b.src, b.leaf = st, leaf
+		return b, nil
+	}
+	if leaf != nil || hasRepeatedAncestor(root, names) {
+		return b, fmt.Errorf("%w: Parquet column %s is nested inside a list", ErrUnsupportedSourceType, b.source)
+	}
+	for i, c := range root.Columns() {
+		if c.Name() == names[0] {
+			b.top = i
+		}
+	}
+	b.sub = names[1:]
+	b.src = srcType{kind: kindNested, desc: "Parquet group " + node.Type().String()}
+	return b, nil
+}
+
+// hasRepeatedAncestor reports whether any node on the path is repeated.
+func hasRepeatedAncestor(root *parquet.Column, names []string) bool {
+	node := root
+	for _, n := range names {
+		node = node.Column(n)
+		if node == nil || node.Repeated() {
+			return true
+		}
+	}
+	return false
+}
+
+// bindParquet binds every field of schema to the file's columns.
+func bindParquet(root *parquet.Column, schema *pinot.Schema, columns map[string]string) ([]pqBinding, error) {
+	var out []pqBinding
+	for _, f := range schema.Fields {
+		path := f.Name
+		if p, ok := columns[f.Name]; ok {
+			path = p
+		}
+		b, err := bindParquetField(root, f, path)
+		if err != nil {
+			return nil, &SourceError{Column: f.Name, Err: err}
+		}
+		out = append(out, b)
+	}
+	return out, nil
+}
+
+func bindParquetField(root *parquet.Column, f pinot.FieldSpec, path string) (pqBinding, error) {
+	node, names, err := resolveParquetPath(root, path)
+	if err != nil {
+		return pqBinding{}, err
+	}
+	b, err := classifyParquet(root, node, names)
+	if err != nil {
+		return pqBinding{}, err
+	}
+	b.field = f
+	if err := checkConversion(b.src, f); err != nil {
+		return pqBinding{}, fmt.Errorf("Parquet column %s: %w", b.source, err)
+	}
+	return b, nil
+}
+
+// InferParquetSchema derives a plain Pinot schema from a Parquet file's
+// columns, one Pinot column per top-level Parquet field:
+//
+//   - BOOLEAN → BOOLEAN; INT32 and narrower integers → INT; INT64 and
+//     UINT32 → LONG; FLOAT, DOUBLE as they are;
+//   - STRING, ENUM, JSON-annotated and UUID → STRING; other binaries,
+//     fixed and geometry/geography → BYTES; DECIMAL → BIG_DECIMAL;
+//   - DATE → INT (days since epoch); TIME → LONG (microseconds);
+//     TIMESTAMP (any unit) and INT96 → TIMESTAMP (epoch millis);
+//   - a list of primitives → a multi-value column of the element's type;
+//     structs, maps, variants and lists of non-primitives → JSON.
+//
+// Every column is a DIMENSION, except timeColumn (if set), which becomes
+// a DATE_TIME column (TIMESTAMP: 1:MILLISECONDS:TIMESTAMP; LONG:
+// 1:MILLISECONDS:EPOCH; INT: 1:DAYS:EPOCH). Column-based null handling is
+// on; required Parquet columns are notNull.
+func InferParquetSchema(root *parquet.Column, table, timeColumn string) (*pinot.Schema, error) {
+	s := &pinot.Schema{Name: table, EnableColumnNullHandle: true}
+	for _, c := range root.Columns() {
+		b, err := classifyParquet(root, c, []string{c.Name()})
+		if err != nil {
+			return nil, &SourceError{Column: c.Name(), Err: err}
+		}
+		dt, err := inferredDataType(b.src)
+		if err != nil {
+			return nil, &SourceError{Column: c.Name(), Err: err}
+		}
+		f := pinot.FieldSpec{Name: c.Name(), DataType: dt, FieldType: pinot.Dimension,
+			SingleValue: !b.src.repeated, NotNull: c.Required()}
+		if c.Name() == timeColumn {
+			if err := makeTimeField(&f); err != nil {
+				return nil, &SourceError{Column: c.Name(), Err: err}
+			}
+		}
+		s.Fields = append(s.Fields, f)
+	}
+	if timeColumn != "" {
+		if _, ok := s.Field(timeColumn); !ok {
+			return nil, &SourceError{Column: timeColumn, Err: fmt.Errorf("%w: time column not in the file", ErrColumnMismatch)}
+		}
+	}
+	return s, nil
+}
+
+// makeTimeField turns an inferred field into the DATE_TIME time column.
+func makeTimeField(f *pinot.FieldSpec) error {
+	if !f.SingleValue {
+		return fmt.Errorf("%w: time column must be single-value", ErrColumnMismatch)
+	}
+	switch f.DataType {
+	case pinot.Timestamp:
+		f.Format, f.Granularity = "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS"
+	case pinot.Long:
+		f.Format, f.Granularity = "1:MILLISECONDS:EPOCH", "1:MILLISECONDS"
+	case pinot.Int:
+		f.Format, f.Granularity = "1:DAYS:EPOCH", "1:DAYS"
+	default:
+		return fmt.Errorf("%w: time column of type %s", ErrUnsupportedConversion, f.DataType)
+	}
+	f.FieldType = pinot.DateTime
+	return nil
+}

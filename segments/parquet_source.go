@@ -1,0 +1,220 @@
+package segments
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/floehq/floe/pinot"
+)
+
+// DefaultParquetBatchRows is how many rows a ParquetSource batch holds
+// unless configured otherwise.
+const DefaultParquetBatchRows = 65536
+
+// ParquetSourceConfig says how a Parquet file becomes Pinot rows.
+type ParquetSourceConfig struct {
+	// Schema is the Pinot schema; batches hold its fields in order.
+	Schema *pinot.Schema
+	// Columns binds a Pinot column to a Parquet column path; struct
+	// fields are reached with dots ("address.city"). A Pinot column that
+	// is not listed binds to the Parquet column of the same name.
+	Columns map[string]string
+	// Name names the file in errors; OpenParquetFile sets it to the path.
+	Name string
+	// BatchRows caps the rows of one batch (default DefaultParquetBatchRows).
+	BatchRows int
+}
+
+// ParquetSource is a Source that reads a Parquet file column by column and
+// page by page: it holds at most one batch of rows plus the pages those
+// rows came from, never the whole file.
+type ParquetSource struct {
+	name    string
+	file    *parquet.File
+	closer  io.Closer
+	groups  []parquet.RowGroup
+	rg      int
+	rgRow   int64
+	started bool
+	batchN  int
+	leaves  []*pqLeafReader
+	nested  []*pqNestedReader
+	order   []columnFiller
+	batch   Batch
+	rows    int64
+}
+
+var _ Source = (*ParquetSource)(nil)
+
+// columnFiller fills one Pinot column of a batch.
+type columnFiller interface {
+	fill(v *Vector, n int) error
+}
+
+// OpenParquetFile opens a Parquet file and binds it to cfg.Schema.
+func OpenParquetFile(ctx context.Context, path string, cfg ParquetSourceConfig) (*ParquetSource, error) {
+	if cfg.Name == "" {
+		cfg.Name = path
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, &SourceError{File: cfg.Name, Err: fmt.Errorf("open Parquet file: %w", err)}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, &SourceError{File: cfg.Name, Err: fmt.Errorf("stat Parquet file: %w", err)}
+	}
+	s, err := NewParquetSource(ctx, f, st.Size(), cfg)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s.closer = f
+	return s, nil
+}
+
+// OpenParquet opens the Parquet metadata of r (size bytes), turning
+// decoder panics on corrupt input into errors.
+func OpenParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrCorruptSource, p)
+		}
+	}()
+	f, err = parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	if err != nil {
+		return nil, fmt.Errorf("%w: open Parquet file: %v", ErrCorruptSource, err)
+	}
+	return f, nil
+}
+
+// NewParquetSource reads the Parquet file in r (size bytes).
+func NewParquetSource(ctx context.Context, r io.ReaderAt, size int64, cfg ParquetSourceConfig) (*ParquetSource, error) {
+	f, err := OpenParquet(r, size)
+	if err != nil {
+		return nil, &SourceError{File: cfg.Name, Err: err}
+	}
+	if cfg.Schema == nil {
+		return nil, &SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", ErrColumnMismatch)}
+	}
+	binds, err := bindParquet(f.Root(), cfg.Schema, cfg.Columns)
+	if err != nil {
+		return nil, withFile(err, cfg.Name)
+	}
+	s := &ParquetSource{name: cfg.Name, file: f, groups: f.RowGroups(), batchN: cfg.BatchRows}
+	if s.batchN <= 0 {
+		s.batchN = DefaultParquetBatchRows
+	}
+	af := &pqArrowFile{r: r, sz: size}
+	for i := range binds {
+		b := &binds[i]
+		if b.leaf != nil {
+			lr, err := newLeafReader(b)
+			if err != nil {
+				return nil, &SourceError{File: cfg.Name, Column: b.field.Name, Err: err}
+			}
+			s.leaves = append(s.leaves, lr)
+			s.order = append(s.order, lr)
+			continue
+		}
+		nr, err := newNestedReader(ctx, af, b)
+		if err != nil {
+			return nil, &SourceError{File: cfg.Name, Column: b.field.Name, Err: err}
+		}
+		s.nested = append(s.nested, nr)
+		s.order = append(s.order, nr)
+	}
+	s.batch.Columns = make([]Vector, len(s.order))
+	return s, nil
+}
+
+// withFile adds the file name to a SourceError that lacks it.
+func withFile(err error, name string) error {
+	if se, ok := err.(*SourceError); ok && se.File == "" {
+		se.File = name
+		return se
+	}
+	return &SourceError{File: name, Err: err}
+}
+
+// Next reads the next batch of at most BatchRows rows; a batch never
+// spans row groups.
+func (s *ParquetSource) Next(ctx context.Context) (*Batch, error) {
+	for _, l := range s.leaves {
+		l.release()
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if s.rg >= len(s.groups) {
+			return nil, io.EOF
+		}
+		rg := s.groups[s.rg]
+		if !s.started {
+			for _, l := range s.leaves {
+				l.startRowGroup(rg)
+			}
+			s.started = true
+		}
+		left := rg.NumRows() - s.rgRow
+		if left <= 0 {
+			s.rg, s.rgRow, s.started = s.rg+1, 0, false
+			continue
+		}
+		n := int(min(int64(s.batchN), left))
+		if err := s.fill(n); err != nil {
+			return nil, err
+		}
+		s.rgRow += int64(n)
+		return &s.batch, nil
+	}
+}
+
+// fill reads n rows of every column.
+func (s *ParquetSource) fill(n int) error {
+	s.batch.Rows = n
+	for i, c := range s.order {
+		if err := c.fill(&s.batch.Columns[i], n); err != nil {
+			col := ""
+			switch r := c.(type) {
+			case *pqLeafReader:
+				col = r.b.field.Name
+			case *pqNestedReader:
+				col = r.b.field.Name
+			}
+			return &SourceError{File: s.name, Column: col,
+				Err: fmt.Errorf("row group %d, rows from %d: %w", s.rg, s.rows, err)}
+		}
+	}
+	s.rows += int64(n)
+	return nil
+}
+
+// NumRows is the file's row count from its footer.
+func (s *ParquetSource) NumRows() int64 { return s.file.NumRows() }
+
+// RowsRead is the number of rows the source has returned.
+func (s *ParquetSource) RowsRead() int64 { return s.rows }
+
+// Close releases pages and closes the file if the source opened it.
+func (s *ParquetSource) Close() error {
+	for _, l := range s.leaves {
+		l.release()
+		l.close()
+	}
+	for _, n := range s.nested {
+		n.release()
+	}
+	if s.closer != nil {
+		err := s.closer.Close()
+		s.closer = nil
+		return err
+	}
+	return nil
+}
