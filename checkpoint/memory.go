@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 )
@@ -449,11 +448,4 @@ func cloneCheckpoint(cp Checkpoint) Checkpoint {
 	cp.Files = files
 	cp.SnapshotFileCounts = maps.Clone(cp.SnapshotFileCounts)
 	return cp
-}
-
-// sortedKeys is a helper shared by stores that list from unordered sets.
-func sortedKeys(names []string) []string {
-	out := slices.Clone(names)
-	slices.SortFunc(out, strings.Compare)
-	return out
 }

@@ -1,6 +1,6 @@
 // Package checkpointtest is the conformance suite every checkpoint.Store
 // implementation must pass. Run(t, newStore) exercises each Store method,
-// every sentinel error, the lease and fencing rules (invariants C1–C6 of
+// every sentinel error, the lease and fencing rules (invariants C1–C8 of
 // package checkpoint, which carry the architecture's I1, I2 and I4), run
 // history ordering and trimming, table deletion, large file maps and the
 // JSON round trip of every record field.

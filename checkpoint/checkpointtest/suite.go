@@ -119,7 +119,7 @@ func testTables(t *testing.T, s checkpoint.Store) {
 	sameJSON(t, "table list", list, []checkpoint.Table{changed, users})
 }
 
-// testDeleteTable: DeleteTable drops checkpoint, files, runs and lease;
+// testDeleteTable: DeleteTable drops checkpoint, files, runs and lease (C7);
 // the fencing counter survives, so a re-created table's first token is
 // larger than any before (C3).
 func testDeleteTable(t *testing.T, s checkpoint.Store) {

@@ -1,0 +1,115 @@
+// Package checkpoint records what floe has done: catalog connections,
+// external tables with their sync task config, the checkpoint of each
+// table (the last Iceberg snapshot fully reflected in Pinot plus the
+// file→segment map), run history, and per-table run leases with fencing
+// tokens.
+//
+// The Store interface (store.go) has three implementations with the same
+// semantics, proven by the shared suite in checkpointtest:
+//
+//   - Redis (NewRedis): several floe replicas share one Redis server.
+//   - Bolt (OpenBolt): one bbolt file, one process; single-node setups.
+//   - Memory (NewMemory): in-process, for fast unit tests.
+//
+// # Invariants
+//
+// Tests cite these numbers.
+//
+//   - C1 A checkpoint commits only while the committing lease (table,
+//     owner, token) is the table's current, unexpired lease; otherwise
+//     CommitCheckpoint fails with ErrFenced and changes nothing, so the
+//     previous checkpoint stays intact (architecture I1, I2, I4).
+//   - C2 An expired lease is gone: it can no longer commit, renew or
+//     release (ErrFenced), even if nobody has taken the table since.
+//   - C3 Every lease acquired by a new holder (free, released or expired
+//     before) gets a token strictly larger than every token the table ever
+//     had, across restarts and DeleteTable: the per-table fencing counter
+//     is never reset or deleted. Re-acquiring by the current holder keeps
+//     its token and extends the expiry.
+//   - C4 A commit replaces the header and the whole file map at once:
+//     readers see the old checkpoint or the new one, never a mix; files
+//     absent from the new map are gone.
+//   - C5 At most one holder per table: concurrent AcquireLease calls for a
+//     held or free table have exactly one winner (ErrLeaseHeld for the rest).
+//   - C6 Run history keeps the RunHistoryLimit newest runs per table,
+//     ordered by StartedAt (microseconds) then ID, both descending;
+//     PutRun of an existing (Table, ID) replaces it.
+//   - C7 DeleteTable removes the table, its checkpoint, files, runs and
+//     lease in one step (ErrNotFound if the table did not exist, after
+//     still removing any leftovers); only the fencing counter stays (C3).
+//   - C8 Leases exist only for existing tables (AcquireLease: ErrNotFound).
+//
+// Fields the store owns: CommitCheckpoint sets Checkpoint.LeaseToken to the
+// lease's token and fills a zero CommittedAt with the current time. All
+// other timestamps are stored as given. Expiry is judged by the Redis
+// server's clock (key TTL) for Redis and by the local clock for Bolt and
+// Memory; Lease.ExpiresAt is the client's estimate.
+//
+// # Format versions
+//
+// Every stored JSON value carries "v", the FormatVersion that wrote it
+// (format.go: FormatV1 adds the first layout). Stores read versions
+// 1..FormatCurrent and refuse newer ones with an error naming the record.
+// A future layout change appends a version, keeps readers for the old ones
+// and says what it adds.
+//
+// # Redis layout (FormatV1)
+//
+// {P} is the key prefix (RedisOptions.Prefix, default "floe:"); {t} a raw
+// Pinot table name, {c} a connection name. Names are binary-safe but must
+// be non-empty, at most 512 bytes and free of control characters.
+//
+//	key                           type     value
+//	{P}v1:conns                   set      every connection name
+//	{P}v1:conn:{c}                string   Connection JSON + "v"; secrets included
+//	{P}v1:tables                  set      every table name
+//	{P}v1:table:{t}               string   Table JSON + "v"
+//	{P}v1:checkpoint:{t}          string   checkpoint header JSON (below)
+//	{P}v1:files:{t}               hash     data file path → FileState JSON + "v"
+//	{P}v1:staging:{t}:{nonce}     hash     file map being written (TTL 1h)
+//	{P}v1:runs:{t}                hash     run ID → Run JSON + "v"
+//	{P}v1:runorder:{t}            zset     run ID, score StartedAt unix µs
+//	{P}v1:lease:{t}               hash     v, owner, token, expiresAt; PEXPIRE ttl
+//	{P}v1:fence:{t}               string   integer, INCR on each new lease
+//
+// (The key is P immediately followed by "v1:...", e.g. "floe:v1:table:orders".)
+//
+// The checkpoint header is the Checkpoint JSON without "files", plus
+// "v" and "fileCount":
+//
+//	{"v":1,"table":"orders","snapshotId":42,"sequenceNumber":7,
+//	 "metadataLocation":"s3://…/00007-….metadata.json","tableUuid":"…",
+//	 "schemaId":3,"fileCount":2,"snapshotFileCounts":{"41":1,"42":2},
+//	 "committedAt":"2026-03-14T15:09:26.5Z","leaseToken":12}
+//
+// A FileState value: {"v":1,"deleteFingerprint":"…","segments":["s_0"],
+// "rows":1000,"sizeBytes":4096}.
+//
+// The file map is a hash so that GetCheckpointSummary never reads it and
+// large tables are not one huge string. A commit first writes the new map
+// into a private staging hash (pipelined HSETs of 1,000 entries, TTL 1h so
+// an interrupted commit leaves nothing behind for long), then one Lua
+// script checks the lease (owner and token), checks the staging hash holds
+// exactly the expected number of entries, RENAMEs it over P v1:files:{t},
+// PERSISTs it and SETs the header: C1 and C4 in one atomic step. A fenced
+// commit deletes its staging hash.
+//
+// Leases: AcquireLease is one Lua script (table exists? lease held by
+// another owner? else INCR the fence counter for a new holder, HSET the
+// lease hash, PEXPIRE ttl). RenewLease and ReleaseLease are scripts that
+// compare owner and token first. Expired leases vanish with their key.
+// Runs: one script HSETs the run, ZADDs its order and trims the zset and
+// hash to RunHistoryLimit. DeleteTable is one script.
+//
+// Redis Cluster is not supported: scripts touch keys of several slots.
+//
+// # Bolt layout (FormatV1)
+//
+// Top-level buckets: "meta" (key "format" → {"v":1}), "connections"
+// (name → Connection JSON), "tables" (name → Table JSON), "checkpoints"
+// (table → header JSON as above), "files" (one sub-bucket per table: path
+// → FileState JSON), "runs" (one sub-bucket per table: run ID → Run JSON),
+// "leases" (table → Lease JSON + "v"; expired when expiresAt ≤ now),
+// "fences" (table → 8-byte big-endian counter). Each Store method is one
+// bbolt transaction, which gives C1, C4, C5 and C7 directly.
+package checkpoint
