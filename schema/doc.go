@@ -1,0 +1,106 @@
+// Package schema maps an Iceberg table schema to a Pinot schema and OFFLINE
+// table config, decides field types, applies user overrides, names tables,
+// and says what an Iceberg schema change means for the Pinot table.
+//
+// It is the single source of truth for type mapping: Infer returns, per
+// Pinot column, the Iceberg field (by id and path) that feeds it, its Pinot
+// data type, single/multi value, and whether it is converted by value or
+// written as JSON (Column). The segment converter applies exactly these
+// (Iceberg type, Pinot data type) pairs; RuleFor is the table in code.
+//
+// # Type table
+//
+// Default Pinot type first; "also" lists what Override.DataType may choose.
+// SV = single value, MV = multi value. Field type is the default one.
+//
+//	Iceberg              Pinot (default; also)          SV/MV  field type  notes
+//	boolean              BOOLEAN                         SV    DIMENSION
+//	int                  INT; also LONG                  SV    DIMENSION   LONG makes a later int→long promotion free
+//	long                 LONG                            SV    DIMENSION
+//	float                FLOAT; also DOUBLE              SV    METRIC      DOUBLE makes a later float→double promotion free
+//	double               DOUBLE                          SV    METRIC
+//	decimal(p,s)         BIG_DECIMAL                     SV    METRIC      exact; Pinot 1.5 strips trailing zeros (1.50 → 1.5)
+//	date                 INT days (1:DAYS:EPOCH);        SV    DATE_TIME   exact either way
+//	                     also TIMESTAMP (UTC midnight)
+//	time                 LONG µs since midnight          SV    DIMENSION   exact
+//	timestamp            TIMESTAMP ms; also LONG µs      SV    DATE_TIME   LOSSY by default: µs floored to ms;
+//	timestamptz            (1:MICROSECONDS:EPOCH)                          LONG keeps every µs. tz: UTC instants
+//	timestamp_ns         TIMESTAMP ms; also LONG ns      SV    DATE_TIME   LOSSY by default: ns floored to ms;
+//	timestamptz_ns         (1:NANOSECONDS:EPOCH)                           LONG keeps every ns
+//	string               STRING                          SV    DIMENSION   maxLength DefaultMaxLength (no cut at 512)
+//	uuid                 STRING                          SV    DIMENSION   canonical lowercase 8-4-4-4-12 text
+//	fixed[L], binary     BYTES                           SV    DIMENSION
+//	geometry, geography  BYTES (WKB)                     SV    DIMENSION   query with ST_GeomFromWKB(col)
+//	list<E>, E primitive MV of E's type (and its "also") MV    DIMENSION   Pinot keeps no null elements and no empty
+//	                                                                       list (an empty list reads back as null)
+//	list<decimal>        JSON                            SV    DIMENSION   Pinot has no multi-value BIG_DECIMAL
+//	list<struct|list|map|variant|unknown>  JSON          SV    DIMENSION
+//	map<K,V>             JSON                            SV    DIMENSION
+//	struct               JSON, or flattened              SV    DIMENSION   Override.Flatten: one column per child,
+//	                                                                       named "parent.child", each by this table
+//	variant              JSON                            SV    DIMENSION
+//	unknown              no column                        -        -       always null; a later promotion adds it
+//
+// # Field types
+//
+// Defaults: date and timestamp types → DATE_TIME; float, double, decimal →
+// METRIC; everything else → DIMENSION. An override may pick any field type
+// the data type allows: INT and LONG any of DIMENSION, METRIC, DATE_TIME;
+// FLOAT, DOUBLE, BIG_DECIMAL DIMENSION or METRIC; TIMESTAMP only DATE_TIME;
+// STRING, BOOLEAN, JSON and BYTES only DIMENSION; multi-value only
+// DIMENSION. Anything else fails with ErrIllegalOverride naming the column
+// and what is allowed. If a data-type override makes the default field
+// type illegal, the column falls back to the first allowed one.
+//
+// DATE_TIME columns get format and granularity from their unit: TIMESTAMP
+// "1:MILLISECONDS:TIMESTAMP"/"1:MILLISECONDS"; others "1:<UNIT>:EPOCH" /
+// "1:<UNIT>" where UNIT is the unit of the stored number (DAYS for date,
+// MICROSECONDS or NANOSECONDS for timestamps kept as LONG, MICROSECONDS for
+// time). Plain int and long columns made DATE_TIME default to DAYS and
+// MILLISECONDS; "col=DATE_TIME:SECONDS" picks another unit.
+//
+// Time column: Options.TimeColumn if set (it must be DATE_TIME), none with
+// Options.NoTimeColumn, else the first DATE_TIME column ranked by: not null
+// before nullable, then timestamp types before date before others, then
+// schema order.
+//
+// Null handling: a field is notNull when it and every struct above it are
+// required. Schemas have enableColumnBasedNullHandling on; table configs
+// have nullHandlingEnabled on.
+//
+// # Names
+//
+// Pinot column names are the Iceberg names, nested ones joined with '.'.
+// Names with white space or a leading '$' are refused (ErrInvalidName), as
+// are two fields that map to one name. Iceberg table names print and parse
+// as catalog.namespace.table (ParseTableName) or namespace.table
+// (ParseTableIdent); parts holding anything but ASCII letters, digits and
+// '_' are backtick-quoted, a backtick inside doubled. The Pinot raw table
+// name is TableName.PinotName: namespace levels and table, sanitized and
+// joined with '_', plus an 8-hex-digit hash when sanitizing changed a part;
+// never "__", '.', or white space.
+//
+// # Evolution policy (Evolve)
+//
+// Fields are matched by id. The Pinot schema in Pinot is compared with the
+// inference of the new Iceberg schema:
+//
+//   - None: nothing Pinot sees changed (docs, decimal widening, a promotion
+//     to the Pinot type the column already has, an optional child added to a
+//     JSON struct, an int→long child inside JSON).
+//   - AddColumns: new optional columns without an initial default, fields
+//     made optional (notNull dropped), unknown promoted to a real type. Push
+//     Change.Schema (backward compatible) and reload; old segments show the
+//     column's default null value until rebuilt.
+//   - Rebuild: a new column with an initial default or required; a dropped
+//     nullable column (Pinot cannot drop columns: it stays, holds null, and
+//     every segment is rebuilt so no old value remains); a column now fed by
+//     another field id; a change inside a JSON column that changes its text
+//     (nested drop, rename, float→double, added with a default).
+//   - Fail: a rename or restructuring (Pinot cannot rename), a Pinot data
+//     type, single/multi value, field type or format change (int→long on an
+//     INT column, float→double on a FLOAT column, list<int>→list<long>, any
+//     other type change), dropping a notNull column. Change.Err says what
+//     changed and how to proceed: rename back, keep the old override, or
+//     delete the Pinot table and schema so floe rebuilds it.
+package schema

@@ -1,0 +1,193 @@
+package schema_test
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/iceberg-go"
+
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/schema"
+)
+
+// baseFields is the "old" schema of the evolution tests; each case edits a
+// copy.
+func baseFields() []iceberg.NestedField {
+	P := iceberg.PrimitiveTypes
+	return []iceberg.NestedField{
+		{ID: 1, Name: "id", Type: P.Int64, Required: true},
+		{ID: 2, Name: "i", Type: P.Int32},
+		{ID: 3, Name: "f", Type: P.Float32},
+		{ID: 4, Name: "amount", Type: iceberg.DecimalTypeOf(10, 2)},
+		{ID: 5, Name: "name", Type: P.String, Required: true},
+		{ID: 6, Name: "ts", Type: P.TimestampTz},
+		{ID: 7, Name: "addr", Type: structOf(
+			iceberg.NestedField{ID: 8, Name: "street", Type: P.String},
+			iceberg.NestedField{ID: 9, Name: "n", Type: P.Int32},
+			iceberg.NestedField{ID: 10, Name: "w", Type: P.Float32})},
+		{ID: 11, Name: "nums", Type: &iceberg.ListType{ElementID: 12, Element: P.Int32, ElementRequired: true}},
+		{ID: 13, Name: "u", Type: P.Unknown},
+	}
+}
+
+func edit(fields []iceberg.NestedField, id int, fn func(*iceberg.NestedField)) []iceberg.NestedField {
+	out := slices.Clone(fields)
+	for i := range out {
+		if out[i].ID == id {
+			fn(&out[i])
+		}
+	}
+	return out
+}
+
+func drop(fields []iceberg.NestedField, id int) []iceberg.NestedField {
+	return slices.DeleteFunc(slices.Clone(fields), func(f iceberg.NestedField) bool { return f.ID == id })
+}
+
+func withAddr(fields []iceberg.NestedField, children ...iceberg.NestedField) []iceberg.NestedField {
+	return edit(fields, 7, func(f *iceberg.NestedField) { f.Type = structOf(children...) })
+}
+
+func addrChildren() []iceberg.NestedField {
+	return slices.Clone(baseFields()[6].Type.(*iceberg.StructType).FieldList)
+}
+
+func TestEvolve(t *testing.T) {
+	P := iceberg.PrimitiveTypes
+	base := baseFields()
+	kids := addrChildren()
+	tests := []struct {
+		name    string
+		new     []iceberg.NestedField
+		ov      map[string]schema.Override
+		kind    schema.ChangeKind
+		added   []string
+		relaxed []string
+		dropped []string
+		mention []string
+	}{
+		{name: "unchanged", new: base, kind: schema.None},
+		{name: "doc only", new: edit(base, 2, func(f *iceberg.NestedField) { f.Doc = "count" }), kind: schema.None},
+		{name: "add optional column", new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.String}),
+			kind: schema.AddColumns, added: []string{"extra"}, mention: []string{`"extra" added`}},
+		{name: "add column with initial default", new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32, InitialDefault: int32(7)}),
+			kind: schema.Rebuild, added: []string{"extra"}, mention: []string{"initial default 7"}},
+		{name: "add required column", new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32, Required: true}),
+			kind: schema.Rebuild, added: []string{"extra"}, mention: []string{"required"}},
+		{name: "rename", new: edit(base, 2, func(f *iceberg.NestedField) { f.Name = "count" }),
+			kind: schema.Fail, added: []string{"count"}, mention: []string{`"i"`, `"count"`, "field id 2", "rename"}},
+		{name: "drop optional", new: drop(base, 3), kind: schema.Rebuild, dropped: []string{"f"}, mention: []string{`"f"`, "dropped"}},
+		{name: "drop required", new: drop(base, 5), kind: schema.Fail, mention: []string{`"name"`, "dropped", "notNull"}},
+		{name: "promote int to long", new: edit(base, 2, func(f *iceberg.NestedField) { f.Type = P.Int64 }),
+			kind: schema.Fail, mention: []string{`"i"`, "INT", "LONG", "delete the Pinot table"}},
+		{name: "promote int to long, column already LONG", new: edit(base, 2, func(f *iceberg.NestedField) { f.Type = P.Int64 }),
+			ov: map[string]schema.Override{"i": {DataType: pinot.Long}}, kind: schema.None},
+		{name: "promote float to double", new: edit(base, 3, func(f *iceberg.NestedField) { f.Type = P.Float64 }),
+			kind: schema.Fail, mention: []string{`"f"`, "FLOAT", "DOUBLE"}},
+		{name: "promote float to double, column already DOUBLE", new: edit(base, 3, func(f *iceberg.NestedField) { f.Type = P.Float64 }),
+			ov: map[string]schema.Override{"f": {DataType: pinot.Double}}, kind: schema.None},
+		{name: "widen decimal", new: edit(base, 4, func(f *iceberg.NestedField) { f.Type = iceberg.DecimalTypeOf(20, 2) }), kind: schema.None},
+		{name: "required to optional", new: edit(base, 5, func(f *iceberg.NestedField) { f.Required = false }),
+			kind: schema.AddColumns, relaxed: []string{"name"}, mention: []string{"optional"}},
+		{name: "type change", new: edit(base, 5, func(f *iceberg.NestedField) { f.Type = P.Binary }),
+			kind: schema.Fail, mention: []string{`"name"`, "BYTES", "STRING"}},
+		{name: "list element promoted", new: edit(base, 11, func(f *iceberg.NestedField) {
+			f.Type = &iceberg.ListType{ElementID: 12, Element: P.Int64, ElementRequired: true}
+		}), kind: schema.Fail, mention: []string{`"nums"`, "multi-value"}},
+		{name: "unknown promoted", new: edit(base, 13, func(f *iceberg.NestedField) { f.Type = P.String }),
+			kind: schema.AddColumns, added: []string{"u"}},
+		{name: "field replaced under the same name", new: append(drop(base, 6), iceberg.NestedField{ID: 21, Name: "ts", Type: P.TimestampTz}),
+			kind: schema.Rebuild, mention: []string{"field id 21 instead of 6"}},
+		{name: "JSON struct: optional child added", new: withAddr(base, append(slices.Clone(kids), iceberg.NestedField{ID: 22, Name: "zip", Type: P.String})...),
+			kind: schema.None},
+		{name: "JSON struct: child renamed", new: withAddr(base, edit(kids, 8, func(f *iceberg.NestedField) { f.Name = "road" })...),
+			kind: schema.Rebuild, mention: []string{"addr.street was renamed to road"}},
+		{name: "JSON struct: child dropped", new: withAddr(base, drop(kids, 9)...),
+			kind: schema.Rebuild, mention: []string{"addr.n was dropped"}},
+		{name: "JSON struct: int child promoted", new: withAddr(base, edit(kids, 9, func(f *iceberg.NestedField) { f.Type = P.Int64 })...),
+			kind: schema.None},
+		{name: "JSON struct: float child promoted", new: withAddr(base, edit(kids, 10, func(f *iceberg.NestedField) { f.Type = P.Float64 })...),
+			kind: schema.Rebuild, mention: []string{"addr.w changed from float to double"}},
+		{name: "flattened struct: child added", new: withAddr(base, append(slices.Clone(kids), iceberg.NestedField{ID: 22, Name: "zip", Type: P.String})...),
+			ov: map[string]schema.Override{"addr": {Flatten: true}}, kind: schema.AddColumns, added: []string{"addr.zip"}},
+		{name: "override for a new column", new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int64}),
+			ov: map[string]schema.Override{"extra": {FieldType: pinot.Metric}}, kind: schema.AddColumns, added: []string{"extra"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			old := iceberg.NewSchema(0, base...)
+			oldOpts := schema.Options{Name: "t", Overrides: tt.ov}
+			if tt.name == "override for a new column" {
+				oldOpts.Overrides = nil
+			}
+			cur, err := schema.Infer(old, oldOpts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch, err := schema.Evolve(old, iceberg.NewSchema(1, tt.new...), cur.Schema, schema.Options{Overrides: tt.ov})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkChange(t, ch, cur.Schema, tt.kind, tt.added, tt.relaxed, tt.dropped, tt.mention)
+		})
+	}
+}
+
+func checkChange(t *testing.T, ch schema.Change, cur *pinot.Schema, kind schema.ChangeKind, added, relaxed, dropped, mention []string) {
+	t.Helper()
+	if ch.Kind != kind {
+		t.Fatalf("kind = %s, want %s (reason: %s)", ch.Kind, kind, ch.Reason)
+	}
+	var names []string
+	for _, f := range ch.Added {
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, added) || !slices.Equal(ch.Relaxed, relaxed) || !slices.Equal(ch.Dropped, dropped) {
+		t.Errorf("added %v relaxed %v dropped %v, want %v %v %v", names, ch.Relaxed, ch.Dropped, added, relaxed, dropped)
+	}
+	for _, m := range mention {
+		if !strings.Contains(ch.Reason, m) {
+			t.Errorf("reason %q does not mention %s", ch.Reason, m)
+		}
+	}
+	err := ch.Err()
+	if (kind == schema.Fail) != errors.Is(err, schema.ErrIncompatibleChange) {
+		t.Errorf("Err() = %v for kind %s", err, kind)
+	}
+	switch kind {
+	case schema.AddColumns, schema.Rebuild:
+		if ch.Schema == nil || len(ch.Schema.Fields) != len(cur.Fields)+len(added) {
+			t.Fatalf("schema to push = %+v", ch.Schema)
+		}
+		for _, f := range cur.Fields {
+			got, ok := ch.Schema.Field(f.Name)
+			if !ok || got.DataType != f.DataType || got.SingleValue != f.SingleValue {
+				t.Errorf("column %s changed or lost in the pushed schema: %+v", f.Name, got)
+			}
+			if want := f.NotNull && !slices.Contains(relaxed, f.Name); got.NotNull != want {
+				t.Errorf("column %s notNull = %v", f.Name, got.NotNull)
+			}
+		}
+	default:
+		if ch.Schema != nil {
+			t.Errorf("kind %s carries a schema to push", kind)
+		}
+	}
+}
+
+func TestEvolve_errors(t *testing.T) {
+	old := iceberg.NewSchema(0, baseFields()...)
+	cur, err := schema.Infer(old, schema.Options{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := schema.Evolve(nil, old, cur.Schema, schema.Options{}); err == nil {
+		t.Error("nil old schema: no error")
+	}
+	bad := iceberg.NewSchema(1, iceberg.NestedField{ID: 1, Name: "a b", Type: iceberg.PrimitiveTypes.Int32})
+	if _, err := schema.Evolve(old, bad, cur.Schema, schema.Options{}); !errors.Is(err, schema.ErrInvalidName) {
+		t.Errorf("bad new schema: err = %v", err)
+	}
+}
