@@ -3,11 +3,14 @@
 package pinottest_test
 
 import (
+	"bytes"
 	"errors"
 	"math"
 	"math/big"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -183,13 +186,78 @@ func TestHarness_ReadRejectsCorruptSegment(t *testing.T) {
 	}
 	segDir := h.CreateSegment(t, parquetPath, []byte(selfTestSchema), []byte(selfTestTableConfig),
 		filepath.Join(dir, "out"))
-	psf := filepath.Join(segDir, "v3", "columns.psf")
-	if err := os.Truncate(psf, 16); err != nil {
-		t.Fatalf("truncate %s: %v", psf, err)
+	tests := []struct {
+		name    string
+		corrupt func(t *testing.T, seg string)
+		want    string
+	}{
+		{"truncated columns.psf", func(t *testing.T, seg string) {
+			if err := os.Truncate(filepath.Join(seg, "v3", "columns.psf"), 16); err != nil {
+				t.Fatal(err)
+			}
+		}, "load segment"},
+		// name has cardinality 3 and 2 bits per dictId: all-ones bits read as dictId 3.
+		{"dictId out of range", func(t *testing.T, seg string) {
+			fillIndex(t, seg, "name.forward_index", 0xff)
+		}, "column name: doc 0 has dictId 3 outside [0,3)"},
+		// all-zero bits point every doc at dictId 0, which the inverted index contradicts.
+		{"forward disagrees with inverted", func(t *testing.T, seg string) {
+			fillIndex(t, seg, "name.forward_index", 0x00)
+		}, "column name: inverted index for dictId 1"},
 	}
-	_, err := h.Read(t.Context(), []string{segDir})
-	if !errors.Is(err, pinottest.ErrSegment) {
-		t.Fatalf("Read(corrupt) error = %v, want ErrSegment", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seg := filepath.Join(t.TempDir(), filepath.Base(segDir))
+			if err := os.CopyFS(seg, os.DirFS(segDir)); err != nil {
+				t.Fatal(err)
+			}
+			tt.corrupt(t, seg)
+			_, err := h.Read(t.Context(), []string{seg})
+			if !errors.Is(err, pinottest.ErrSegment) {
+				t.Fatalf("Read(corrupt) error = %v, want ErrSegment", err)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("Read(corrupt) error = %v, want it to mention %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// fillIndex overwrites the payload (after the 8-byte marker) of one v3
+// index entry, located through index_map, with b.
+func fillIndex(t *testing.T, seg, key string, b byte) {
+	t.Helper()
+	indexMap, err := os.ReadFile(filepath.Join(seg, "v3", "index_map"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var start, size int64 = -1, -1
+	for _, line := range strings.Split(string(indexMap), "\n") {
+		k, v, ok := strings.Cut(line, " = ")
+		if !ok {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			t.Fatalf("index_map line %q: %v", line, err)
+		}
+		switch k {
+		case key + ".startOffset":
+			start = n
+		case key + ".size":
+			size = n
+		}
+	}
+	if start < 0 || size <= 8 {
+		t.Fatalf("index_map has no usable entry %s:\n%s", key, indexMap)
+	}
+	f, err := os.OpenFile(filepath.Join(seg, "v3", "columns.psf"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(bytes.Repeat([]byte{b}, int(size-8)), start+8); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -64,9 +64,11 @@ final class ReadCommand {
 
   private boolean readOne(int index, File input, File work) throws IOException {
     ImmutableSegment segment;
-    File dir;
+    Map<String, Object> properties = new TreeMap<>();
+    List<String> errors = new ArrayList<>();
     try {
-      dir = stage(input, work);
+      File dir = stage(input, work);
+      readMetadataProperties(dir, properties, errors);
       segment = ImmutableSegmentLoader.load(dir, ReadMode.mmap);
     } catch (Exception | LinkageError e) {
       e.printStackTrace(System.err);
@@ -74,8 +76,7 @@ final class ReadCommand {
       return false;
     }
     try {
-      List<String> errors = new ArrayList<>();
-      writeHeader(index, input, dir, segment, errors);
+      writeHeader(index, input, segment, properties);
       int rows = writeRows(index, segment, errors);
       errors.addAll(new IndexChecker(segment).check());
       writeEnd(index, input, rows, errors);
@@ -123,7 +124,7 @@ final class ReadCommand {
     _out.writeRaw('\n');
   }
 
-  private void writeHeader(int index, File input, File dir, ImmutableSegment segment, List<String> errors)
+  private void writeHeader(int index, File input, ImmutableSegment segment, Map<String, Object> properties)
       throws IOException {
     SegmentMetadata md = segment.getSegmentMetadata();
     _out.writeStartObject();
@@ -134,7 +135,7 @@ final class ReadCommand {
     _out.writeStringField("version", String.valueOf(md.getVersion()));
     _out.writeNumberField("totalDocs", md.getTotalDocs());
     _out.writeStringField("crc", md.getCrc());
-    writeMetadataProperties(dir, errors);
+    writeMetadataProperties(properties);
     _out.writeObjectFieldStart("columns");
     for (Map.Entry<String, ColumnMetadata> e : physicalColumns(segment).entrySet()) {
       _out.writeFieldName(e.getKey());
@@ -155,28 +156,37 @@ final class ReadCommand {
     return out;
   }
 
-  /** Writes "metadata": every key of metadata.properties; list values become JSON arrays. */
-  private void writeMetadataProperties(File dir, List<String> errors) throws IOException {
-    _out.writeObjectFieldStart("metadata");
+  /**
+   * Reads every key of metadata.properties, as Pinot parses it, before the loader may rewrite the
+   * directory (v1 to v3 conversion); list values stay lists.
+   */
+  private static void readMetadataProperties(File dir, Map<String, Object> out, List<String> errors) {
     try {
       PropertiesConfiguration conf =
           CommonsConfigurationUtils.fromFile(SegmentDirectoryPaths.findMetadataFile(dir));
       for (Iterator<String> it = conf.getKeys(); it.hasNext(); ) {
         String key = it.next();
-        Object v = conf.getProperty(key);
-        _out.writeFieldName(key);
-        if (v instanceof List) {
-          _out.writeStartArray();
-          for (Object e : (List<?>) v) {
-            _out.writeString(String.valueOf(e));
-          }
-          _out.writeEndArray();
-        } else {
-          _out.writeString(String.valueOf(v));
-        }
+        out.put(key, conf.getProperty(key));
       }
     } catch (Exception e) {
       errors.add("read metadata.properties: " + Main.describe(e));
+    }
+  }
+
+  /** Writes "metadata": list values become JSON arrays of strings. */
+  private void writeMetadataProperties(Map<String, Object> properties) throws IOException {
+    _out.writeObjectFieldStart("metadata");
+    for (Map.Entry<String, Object> e : properties.entrySet()) {
+      _out.writeFieldName(e.getKey());
+      if (e.getValue() instanceof List) {
+        _out.writeStartArray();
+        for (Object v : (List<?>) e.getValue()) {
+          _out.writeString(String.valueOf(v));
+        }
+        _out.writeEndArray();
+      } else {
+        _out.writeString(String.valueOf(e.getValue()));
+      }
     }
     _out.writeEndObject();
   }
