@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
@@ -39,15 +40,27 @@ func (c Config) endpointFor(svc string) string {
 	return os.Getenv("AWS_ENDPOINT_URL")
 }
 
-// httpClient returns an HTTP client whose every phase is bounded by the
-// connection's timeout.
-func (c Config) httpClient() *http.Client {
-	t := c.timeout()
+// httpTransport returns a transport whose dial, TLS handshake and response
+// header phases are bounded by the connection's timeout.
+func (c Config) httpTransport() *http.Transport {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
+	c.boundTransport(tr)
+	return tr
+}
+
+func (c Config) boundTransport(tr *http.Transport) {
+	t := c.timeout()
 	tr.DialContext = (&net.Dialer{Timeout: t}).DialContext
 	tr.TLSHandshakeTimeout = t
 	tr.ResponseHeaderTimeout = t
-	return &http.Client{Transport: tr, Timeout: 4 * t}
+}
+
+// awsHTTPClient is the AWS SDK's buildable client (it honours
+// AWS_CA_BUNDLE) with the same bounds.
+func (c Config) awsHTTPClient() *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().
+		WithTimeout(4 * c.timeout()).
+		WithTransportOptions(c.boundTransport)
 }
 
 // hasDataCreds reports whether the data side has credentials of its own.
@@ -71,7 +84,7 @@ func (c Config) hasDataCreds() bool {
 func (c Config) awsConfig(ctx context.Context, prefix, region string) (aws.Config, error) {
 	opts := []func(*config.LoadOptions) error{
 		config.WithRegion(region),
-		config.WithHTTPClient(c.httpClient()),
+		config.WithHTTPClient(c.awsHTTPClient()),
 		config.WithRetryMaxAttempts(2),
 	}
 	if id := c.secret(prefix + SecretAccessKeyID); id != "" {

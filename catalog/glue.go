@@ -200,6 +200,8 @@ func (g *glueNative) Describe(ctx context.Context, ident TableIdent) (TableInfo,
 	return t.Info(), nil
 }
 
-func (g *glueNative) Validate(ctx context.Context) Report { return validate(ctx, g, gluePerms, g.resource()) }
+func (g *glueNative) Validate(ctx context.Context) Report {
+	return validate(ctx, g, gluePerms, g.resource())
+}
 
 func (g *glueNative) Close() error { return nil }

@@ -1,6 +1,9 @@
 package catalog_test
 
-import "strings"
+import (
+	"strconv"
+	"strings"
+)
 
 func containsAll(s string, subs ...string) bool {
 	for _, sub := range subs {
@@ -10,3 +13,5 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -26,7 +26,7 @@ func newREST(ctx context.Context, cfg Config, p restParams) (*rest.Catalog, erro
 	// Always load every snapshot: the watcher walks ancestry.
 	props["snapshot-loading-mode"] = "all"
 	opts := []rest.Option{
-		rest.WithCustomTransport(cfg.httpClient().Transport),
+		rest.WithCustomTransport(cfg.httpTransport()),
 		rest.WithAdditionalProps(props),
 	}
 	if p.warehouse != "" {
