@@ -97,3 +97,14 @@ func TestLoad_ErrorHidesPassword(t *testing.T) {
 		t.Fatalf("error leaks the password: %v", err)
 	}
 }
+
+func TestLoad_ExampleFile(t *testing.T) {
+	cfg, err := config.Load("../../etc/floe.yaml", []string{"EXTERNAL_ID=x"})
+	if err != nil {
+		t.Fatalf("the commented example must load: %v", err)
+	}
+	def := config.Default()
+	if cfg.Server != def.Server || cfg.Watcher.DefaultSchedule != def.Watcher.DefaultSchedule || cfg.Store.Path != def.Store.Path {
+		t.Fatalf("example file drifted from the defaults: %+v", cfg)
+	}
+}

@@ -1,0 +1,55 @@
+# floe: two commands do all set-up on a fresh machine.
+#   make demo   builds floe and runs the demo (no configuration needed)
+#   make test   installs the test peers and runs every test
+# Everything else here is for developers.
+
+GO       ?= go
+VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+LDFLAGS  := -s -w -X main.version=$(VERSION)
+BIN      := bin/floe
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## show this help
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-16s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## build bin/floe
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/floe
+
+.PHONY: demo
+demo: build ## run the demo: sample Iceberg table → Pinot segments, status page on 127.0.0.1:8080
+	./$(BIN) demo
+
+.PHONY: test
+test: ## install test peers (redis, Pinot harness, Python venv, Iceberg REST) and run every test
+	bash scripts/test.sh
+
+.PHONY: test-unit
+test-unit: ## fast offline tests only
+	$(GO) test ./...
+
+.PHONY: test-race
+test-race: ## offline tests with the race detector
+	$(GO) test -race ./...
+
+.PHONY: peers
+peers: ## install every test peer (idempotent)
+	bash scripts/setup-all.sh
+
+.PHONY: lint
+lint: ## go vet, gofmt, staticcheck and floe's own lint rules
+	bash scripts/lint.sh
+
+.PHONY: bench-segments
+bench-segments: build ## segment conversion benchmark vs Pinot (writes docs/benchmarks.md)
+	bash scripts/bench-segments.sh
+
+.PHONY: docker
+docker: ## build the container image
+	docker build -t floe:$(VERSION) .
+
+.PHONY: clean
+clean: ## remove build output and demo data
+	rm -rf bin floe-data

@@ -1,0 +1,125 @@
+"use strict";
+// floe status page: polls the JSON API and renders tables and runs.
+// It only shows what the API returns; the API never returns credentials.
+
+const $ = (sel) => document.querySelector(sel);
+let selected = null;
+
+function text(v) { return v === undefined || v === null || v === "" ? "–" : String(v); }
+
+function when(ts) {
+  if (!ts || ts.startsWith("0001-")) return "–";
+  return new Date(ts).toLocaleString();
+}
+
+function took(run) {
+  if (!run.finishedAt || run.finishedAt.startsWith("0001-")) return "–";
+  return ((new Date(run.finishedAt) - new Date(run.startedAt)) / 1000).toFixed(1) + " s";
+}
+
+function cell(row, value, cls) {
+  const td = document.createElement("td");
+  td.textContent = text(value);
+  if (cls) td.className = cls;
+  row.appendChild(td);
+  return td;
+}
+
+function badge(row, value) {
+  const td = document.createElement("td");
+  const span = document.createElement("span");
+  span.className = "state " + value;
+  span.textContent = value;
+  td.appendChild(span);
+  row.appendChild(td);
+}
+
+async function post(name, action) {
+  const resp = await fetch(`/api/v1/tables/${encodeURIComponent(name)}/${action}`, { method: "POST" });
+  if (!resp.ok) {
+    const body = await resp.json().catch(() => ({}));
+    showError(`${action} ${name}: ${body.error || resp.status}`);
+  }
+  refresh();
+}
+
+function showError(msg) {
+  const el = $("#error");
+  el.textContent = msg;
+  el.hidden = !msg;
+}
+
+function renderTables(tables) {
+  const body = $("#tables tbody");
+  body.replaceChildren();
+  $("#empty").hidden = tables.length > 0;
+  for (const t of tables) {
+    const row = document.createElement("tr");
+    row.dataset.table = t.name;
+    const name = document.createElement("td");
+    const link = document.createElement("a");
+    link.textContent = t.name;
+    link.onclick = () => { selected = t.name; refresh(); };
+    name.appendChild(link);
+    row.appendChild(name);
+    cell(row, t.source);
+    badge(row, t.status.state);
+    cell(row, t.checkpoint ? t.checkpoint.snapshotId : null, "snapshot");
+    cell(row, t.checkpoint ? t.checkpoint.fileCount : null);
+    if (t.lastRun) badge(row, t.lastRun.status); else cell(row, null);
+    cell(row, t.lastRun ? t.lastRun.rows : null);
+    cell(row, t.lastRun ? t.lastRun.segmentsGenerated : null);
+    cell(row, when(t.status.nextRun));
+    const actions = document.createElement("td");
+    for (const action of ["trigger", t.status.state === "PAUSED" ? "resume" : "pause"]) {
+      const b = document.createElement("button");
+      b.textContent = action;
+      b.onclick = () => post(t.name, action);
+      actions.appendChild(b);
+    }
+    row.appendChild(actions);
+    body.appendChild(row);
+  }
+}
+
+async function renderRuns() {
+  const section = $("#runs");
+  if (!selected) { section.hidden = true; return; }
+  const resp = await fetch(`/api/v1/tables/${encodeURIComponent(selected)}/runs?limit=20`);
+  if (!resp.ok) { section.hidden = true; return; }
+  const { runs } = await resp.json();
+  $("#runs-table").textContent = selected;
+  const body = section.querySelector("tbody");
+  body.replaceChildren();
+  for (const r of runs) {
+    const row = document.createElement("tr");
+    cell(row, when(r.startedAt));
+    cell(row, r.trigger);
+    badge(row, r.status);
+    cell(row, r.snapshotId);
+    cell(row, r.filesDiscovered);
+    cell(row, r.segmentsGenerated);
+    cell(row, r.rows);
+    cell(row, took(r));
+    cell(row, r.error, "err");
+    body.appendChild(row);
+  }
+  section.hidden = false;
+}
+
+async function refresh() {
+  try {
+    const resp = await fetch("/api/v1/tables");
+    if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
+    const { tables } = await resp.json();
+    renderTables(tables);
+    await renderRuns();
+    showError("");
+    $("#updated").textContent = "updated " + new Date().toLocaleTimeString();
+  } catch (e) {
+    showError("cannot reach floe: " + e.message);
+  }
+}
+
+refresh();
+setInterval(refresh, 3000);

@@ -1,0 +1,86 @@
+// Package lint holds floe's own grep rules, run as a test so that
+// `go test ./...` enforces them.
+package lint
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// rule forbids a pattern in Go files that match applies.
+type rule struct {
+	name    string
+	pattern *regexp.Regexp
+	applies func(path string) bool
+	why     string
+}
+
+func rules() []rule {
+	isTest := func(p string) bool { return strings.HasSuffix(p, "_test.go") }
+	// cmd/ owns the process context; test-support packages run under tests.
+	ownsRoot := func(p string) bool {
+		return strings.HasPrefix(p, "cmd/") || strings.HasPrefix(p, "internal/testpeer/") || strings.HasPrefix(p, "internal/pinottest/")
+	}
+	return []rule{
+		{"log.Printf", regexp.MustCompile(`\blog\.(Print|Fatal|Panic)`), func(string) bool { return true },
+			"use the injected *slog.Logger"},
+		{"context.Background", regexp.MustCompile(`context\.Background\(\)`),
+			func(p string) bool { return !isTest(p) && !ownsRoot(p) }, "take a ctx from the caller"},
+		{"t.Skip", regexp.MustCompile(`\bt\.Skip(f|Now)?\(`), isTest,
+			"a missing peer must fail the test, not skip it"},
+		{"init()", regexp.MustCompile(`^func init\(\)`), func(string) bool { return true },
+			"no init() registries: wire explicitly"},
+		{"machine path", regexp.MustCompile(`"/(work|root)/`), func(string) bool { return true },
+			"no machine-specific paths"},
+	}
+}
+
+func TestRepoFollowsHouseRules(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() {
+			switch d.Name() {
+			case ".git", ".cache", ".venv", "node_modules", "target", "floe-data", "testdata":
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || rel == filepath.Join("internal", "lint", "lint_test.go") {
+			return nil
+		}
+		checkFile(t, path, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func checkFile(t *testing.T, path, rel string) {
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := sc.Text()
+		if strings.HasPrefix(strings.TrimSpace(line), "//") {
+			continue
+		}
+		for _, r := range rules() {
+			if r.applies(rel) && r.pattern.MatchString(line) {
+				t.Errorf("%s:%d: %s: %s", rel, n, r.name, r.why)
+			}
+		}
+	}
+}

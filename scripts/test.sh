@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# make test: installs the test peers, then runs lint, the fast tests with
+# the race detector, and the integration suites against real peers (Redis,
+# Apache Pinot's own segment code, moto, PyIceberg, the Iceberg REST server).
+# A missing peer fails the run; nothing is skipped.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+start=$(date +%s)
+bash scripts/setup-all.sh
+echo "== peers ready in $(( $(date +%s) - start ))s"
+
+bash scripts/lint.sh
+
+echo "== go test -race -tags integration ./..."
+# -p 2: the machine has two cores; integration suites start JVMs and servers.
+mkdir -p .cache
+go test -race -tags integration -p 2 -timeout 30m -count=1 ./... 2>&1 | tee .cache/test.log
+echo "== done in $(( $(date +%s) - start ))s"

@@ -1,0 +1,180 @@
+package watcher
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/floehq/floe/checkpoint"
+)
+
+// ErrRunning: the table already has a run in flight on this replica.
+var ErrRunning = errors.New("a run is already in progress")
+
+// startRun runs the table in the background unless it is already running.
+func (w *Watcher) startRun(ctx context.Context, name, trigger string) (string, error) {
+	w.mu.Lock()
+	st, ok := w.tables[name]
+	if !ok {
+		w.mu.Unlock()
+		return "", fmt.Errorf("trigger %s: %w", name, checkpoint.ErrNotFound)
+	}
+	if st.running {
+		id := st.runID
+		w.mu.Unlock()
+		return id, fmt.Errorf("trigger %s: %w (run %s)", name, ErrRunning, id)
+	}
+	st.running = true
+	st.runID = newRunID(w.clock.Now())
+	t, id := st.table, st.runID
+	w.mu.Unlock()
+
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		defer w.finish(name)
+		select {
+		case w.slots <- struct{}{}:
+			defer func() { <-w.slots }()
+		case <-ctx.Done():
+			return
+		}
+		run := w.runTable(ctx, t, id, trigger)
+		w.logRun(run)
+	}()
+	return id, nil
+}
+
+func (w *Watcher) finish(name string) {
+	w.mu.Lock()
+	if st, ok := w.tables[name]; ok {
+		st.running = false
+	}
+	w.mu.Unlock()
+}
+
+// logRun logs a finished run: failures at Error, no-ops at Debug,
+// cancellation not at all (house style).
+func (w *Watcher) logRun(run checkpoint.Run) {
+	attrs := []any{
+		slog.String(attrTable, run.Table), slog.String(attrRun, run.ID), slog.Int64(attrSnapshot, run.SnapshotID),
+		slog.Int("segments", run.SegmentsGenerated), slog.Int64("rows", run.Rows),
+		slog.Duration("took", run.FinishedAt.Sub(run.StartedAt)),
+	}
+	switch {
+	case run.Status == checkpoint.RunFailed && run.Error == context.Canceled.Error():
+	case run.Status == checkpoint.RunFailed:
+		w.log.Error("sync failed", append(attrs, slog.String("error", run.Error))...)
+	case run.Status == checkpoint.RunSkipped || run.SegmentsGenerated == 0 && run.SegmentsDeleted == 0:
+		w.log.Debug("sync had nothing to do", attrs...)
+	default:
+		w.log.Info("sync completed", attrs...)
+	}
+}
+
+// Log attribute keys.
+const (
+	attrTable    = "table"
+	attrRun      = "run_id"
+	attrSnapshot = "snapshot_id"
+)
+
+// RunOnce runs one sync of the named table now and waits for it (the CLI's
+// `floe sync`). It does not need Open.
+func (w *Watcher) RunOnce(ctx context.Context, name, trigger string) (checkpoint.Run, error) {
+	t, err := w.deps.Store.GetTable(ctx, name)
+	if err != nil {
+		return checkpoint.Run{}, fmt.Errorf("sync %s: %w", name, err)
+	}
+	run := w.runTable(ctx, t, newRunID(w.clock.Now()), trigger)
+	if run.Status == checkpoint.RunFailed {
+		return run, fmt.Errorf("sync %s: %s", name, run.Error)
+	}
+	return run, nil
+}
+
+// runTable takes the lease, executes the run and records it.
+func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger string) checkpoint.Run {
+	run := checkpoint.Run{ID: id, Table: t.Name, Trigger: trigger, Status: checkpoint.RunRunning,
+		StartedAt: w.clock.Now().UTC(), Owner: w.opts.Owner}
+	lease, err := w.deps.Store.AcquireLease(ctx, t.Name, w.opts.Owner, w.opts.LeaseTTL)
+	if err != nil {
+		run.Status, run.FinishedAt = checkpoint.RunSkipped, w.clock.Now().UTC()
+		run.Error = fmt.Sprintf("lease: %v", err)
+		if !errors.Is(err, checkpoint.ErrLeaseHeld) {
+			run.Status = checkpoint.RunFailed
+		}
+		w.record(ctx, run)
+		return run
+	}
+	w.record(ctx, run)
+	runCtx, stop := w.keepLease(ctx, &lease)
+	defer stop()
+	dir, err := workDir(w.opts.WorkDir, t.Name, id)
+	if err == nil {
+		r := &runner{w: w, table: t, lease: lease, run: &run, dir: dir}
+		err = r.execute(runCtx)
+		_ = os.RemoveAll(dir)
+	}
+	run.FinishedAt = w.clock.Now().UTC()
+	switch {
+	case err == nil || errors.Is(err, ErrNoChange):
+		run.Status = checkpoint.RunCompleted
+	default:
+		run.Status, run.Error = checkpoint.RunFailed, err.Error()
+	}
+	w.record(context.WithoutCancel(ctx), run)
+	stop()
+	if rerr := w.deps.Store.ReleaseLease(context.WithoutCancel(ctx), lease); rerr != nil && !errors.Is(rerr, checkpoint.ErrFenced) {
+		w.log.Error("release lease", slog.String(attrTable, t.Name), slog.String("error", rerr.Error()))
+	}
+	return run
+}
+
+func (w *Watcher) record(ctx context.Context, run checkpoint.Run) {
+	if err := w.deps.Store.PutRun(ctx, run); err != nil {
+		w.log.Error("record run", slog.String(attrTable, run.Table), slog.String(attrRun, run.ID), slog.String("error", err.Error()))
+	}
+}
+
+// keepLease renews the lease every third of its TTL until stop is called.
+// If the lease is lost, the returned context is cancelled so the run stops
+// before it can push or commit anything under a stale token (I4).
+func (w *Watcher) keepLease(ctx context.Context, lease *checkpoint.Lease) (context.Context, func()) {
+	runCtx, cancel := context.WithCancelCause(ctx)
+	done := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() {
+		defer close(stopped)
+		tick := time.NewTicker(w.opts.LeaseTTL / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-runCtx.Done():
+				return
+			case <-tick.C:
+				l, err := w.deps.Store.RenewLease(runCtx, *lease, w.opts.LeaseTTL)
+				if err != nil {
+					cancel(fmt.Errorf("lease lost: %w", err))
+					return
+				}
+				lease.ExpiresAt = l.ExpiresAt
+			}
+		}
+	}()
+	var once bool
+	return runCtx, func() {
+		if once {
+			return
+		}
+		once = true
+		close(done)
+		<-stopped
+		cancel(nil)
+	}
+}

@@ -1,0 +1,48 @@
+package watcher
+
+import (
+	"context"
+	"time"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
+)
+
+// TableLoader loads the Iceberg table behind an external table.
+type TableLoader interface {
+	LoadTable(ctx context.Context, t checkpoint.Table) (*Source, error)
+}
+
+// Source is a loaded Iceberg table.
+type Source struct {
+	Table            *table.Table
+	MetadataLocation string
+}
+
+// SegmentBuilder turns one Iceberg data file (with its deletes applied)
+// into segment tarballs.
+type SegmentBuilder interface {
+	Build(ctx context.Context, req BuildRequest) ([]pinot.Segment, int64, error)
+}
+
+// BuildRequest is one data file to convert.
+type BuildRequest struct {
+	Table       checkpoint.Table
+	Schema      *pinot.Schema
+	TableConfig *pinot.TableConfig
+	Source      *table.Table
+	SnapshotID  int64
+	File        FilePlan
+	OutDir      string
+}
+
+// Clock is the time source (tests inject a fake).
+type Clock interface {
+	Now() time.Time
+}
+
+type systemClock struct{}
+
+func (systemClock) Now() time.Time { return time.Now() }

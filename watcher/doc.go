@@ -1,0 +1,19 @@
+// Package watcher decides and runs syncs. For every external table it keeps
+// a schedule (cron or Quartz, from the table's sync task config), fires a
+// run when it is due or when an operator triggers one, and executes the run:
+// take the table's lease, load the Iceberg table, diff the live data files
+// against the checkpoint, build segments for new or changed files, swap
+// them into Pinot atomically, then commit the checkpoint.
+//
+// Invariants (ARCHITECTURE.md; tests cite them):
+//   - I1 the checkpoint moves only after Pinot acknowledged every segment.
+//   - I2 a run killed at any point and run again leaves Pinot holding
+//     exactly the snapshot's rows: segment names are deterministic, segments
+//     already pushed by a dead run are reused, orphans are swapped out.
+//   - I4 at most one run per table at a time across replicas (the lease,
+//     plus the fencing token checked by the checkpoint commit).
+//   - I5 pausing never interrupts a run in flight; resuming starts from the
+//     checkpoint.
+//   - I6 a bad file fails its run (or only itself with continueOnFileError)
+//     with an error naming it; other tables are not affected.
+package watcher

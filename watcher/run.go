@@ -1,0 +1,283 @@
+package watcher
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
+)
+
+// ErrNoChange: the table's metadata is what the checkpoint already holds.
+var ErrNoChange = errors.New("no new snapshot")
+
+// FileError is a data file that could not be converted.
+type FileError struct {
+	Table string
+	File  string
+	Err   error
+}
+
+func (e *FileError) Error() string {
+	return fmt.Sprintf("table %s: file %s: %v", e.Table, e.File, e.Err)
+}
+
+func (e *FileError) Unwrap() error { return e.Err }
+
+// runner executes one run of one table. It holds the table's lease for its
+// whole life.
+type runner struct {
+	w     *Watcher
+	table checkpoint.Table
+	lease checkpoint.Lease
+	run   *checkpoint.Run
+	dir   string
+}
+
+// execute does plan → build → push → commit. The caller records the run.
+func (r *runner) execute(ctx context.Context) error {
+	src, err := r.w.deps.Loader.LoadTable(ctx, r.table)
+	if err != nil {
+		return fmt.Errorf("load table %s.%s: %w", r.table.Namespace, r.table.Source, err)
+	}
+	cp, err := r.w.deps.Store.GetCheckpoint(ctx, r.table.Name)
+	if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
+		return fmt.Errorf("read checkpoint: %w", err)
+	}
+	r.run.FromSnapshotID = cp.SnapshotID
+	uuid := src.Table.Metadata().TableUUID().String()
+	if cp.MetadataLocation != "" && cp.MetadataLocation == src.MetadataLocation && cp.TableUUID == uuid {
+		r.run.SnapshotID = cp.SnapshotID
+		return ErrNoChange
+	}
+	plan, err := PlanRun(ctx, r.table.Name, src.Table, cp)
+	if err != nil {
+		return err
+	}
+	r.run.SnapshotID = plan.SnapshotID
+	r.run.FilesDiscovered = plan.LiveFiles
+	schema, tc, err := r.pinotModel()
+	if err != nil {
+		return err
+	}
+	built, err := r.buildAll(ctx, schema, tc, src, plan)
+	if err != nil {
+		return err
+	}
+	if err := r.push(ctx, schema, tc, cp, plan, built); err != nil {
+		return err
+	}
+	return r.commit(ctx, cp, src, uuid, plan, built)
+}
+
+// pinotModel decodes the schema and table config stored with the table.
+func (r *runner) pinotModel() (*pinot.Schema, *pinot.TableConfig, error) {
+	var s pinot.Schema
+	if err := json.Unmarshal(r.table.SchemaJSON, &s); err != nil {
+		return nil, nil, fmt.Errorf("decode stored Pinot schema of %s: %w", r.table.Name, err)
+	}
+	var tc pinot.TableConfig
+	if err := json.Unmarshal(r.table.TableConfigJSON, &tc); err != nil {
+		return nil, nil, fmt.Errorf("decode stored table config of %s: %w", r.table.Name, err)
+	}
+	return &s, &tc, nil
+}
+
+// builtFile is the outcome of converting one file.
+type builtFile struct {
+	plan     FilePlan
+	segments []pinot.Segment
+	rows     int64
+}
+
+// buildAll converts every file of plan.Build with bounded parallelism. A
+// failing file fails the run unless continueOnFileError is set, in which
+// case the file is left out (its old state, if any, stays in the checkpoint).
+func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.TableConfig, src *Source, plan *Plan) ([]builtFile, error) {
+	var (
+		mu      sync.Mutex
+		out     []builtFile
+		failed  []error
+		skipBad = ContinueOnFileError(r.table.TaskConfig)
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(r.w.opts.BuildParallelism)
+	for _, fp := range plan.Build {
+		g.Go(func() error {
+			segs, rows, err := r.w.deps.Builder.Build(gctx, BuildRequest{
+				Table: r.table, Schema: schema, TableConfig: tc, Source: src.Table,
+				SnapshotID: plan.SnapshotID, File: fp, OutDir: r.dir,
+			})
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil {
+				ferr := &FileError{Table: r.table.Name, File: fp.Path, Err: err}
+				if skipBad && gctx.Err() == nil {
+					failed = append(failed, ferr)
+					return nil
+				}
+				return ferr
+			}
+			out = append(out, builtFile{plan: fp, segments: segs, rows: rows})
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	r.run.FilesFailed = len(failed)
+	if len(failed) > 0 {
+		r.run.Error = errors.Join(failed...).Error()
+	}
+	slices.SortFunc(out, func(a, b builtFile) int { return compareStrings(a.plan.Path, b.plan.Path) })
+	for _, b := range out {
+		r.run.SegmentsGenerated += len(b.segments)
+		r.run.Rows += b.rows
+		r.run.Bytes += b.plan.SizeBytes
+	}
+	return out, nil
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// push swaps the segments of changed and dropped files (and any orphans a
+// dead run left behind) for the new segments in one atomic replace.
+// Segments a dead run already pushed under the same deterministic name are
+// reused rather than uploaded again (I2).
+func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.TableConfig, cp checkpoint.Checkpoint, plan *Plan, built []builtFile) error {
+	up := r.w.deps.Uploader
+	existing, err := up.ListSegments(ctx, r.table.Name)
+	if errors.Is(err, pinot.ErrTableMissing) {
+		if err := up.EnsureTable(ctx, schema, tc); err != nil {
+			return fmt.Errorf("create Pinot table %s: %w", r.table.Name, err)
+		}
+		existing, err = nil, nil
+	}
+	if err != nil {
+		return fmt.Errorf("list Pinot segments: %w", err)
+	}
+	keep := map[string]bool{}
+	for _, fs := range plan.Keep {
+		for _, s := range fs.Segments {
+			keep[s] = true
+		}
+	}
+	newNames := map[string]bool{}
+	var to []pinot.Segment
+	for _, b := range built {
+		for _, s := range b.segments {
+			newNames[s.Name] = true
+			if !slices.Contains(existing, s.Name) {
+				to = append(to, s)
+			}
+		}
+	}
+	// Failed files under continueOnFileError keep their old segments.
+	for _, fp := range plan.Build {
+		if old, ok := cp.Files[fp.Path]; ok && !builtContains(built, fp.Path) {
+			for _, s := range old.Segments {
+				keep[s] = true
+			}
+		}
+	}
+	prefix := SegmentPrefix(r.table.Name)
+	var from []string
+	for _, name := range existing {
+		if !keep[name] && !newNames[name] && len(name) > len(prefix) && name[:len(prefix)] == prefix {
+			from = append(from, name)
+		}
+	}
+	if len(from) == 0 && len(to) == 0 {
+		return nil
+	}
+	r.run.SegmentsDeleted = len(from)
+	if err := up.Replace(ctx, r.table.Name, from, to); err != nil {
+		return fmt.Errorf("push segments to Pinot: %w", err)
+	}
+	return nil
+}
+
+func builtContains(built []builtFile, path string) bool {
+	for _, b := range built {
+		if b.plan.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
+// commit writes the new checkpoint under the run's lease (I1: only after
+// push returned, i.e. Pinot acknowledged every segment).
+func (r *runner) commit(ctx context.Context, old checkpoint.Checkpoint, src *Source, uuid string, plan *Plan, built []builtFile) error {
+	files := make(map[string]checkpoint.FileState, len(plan.Keep)+len(built))
+	for path, fs := range plan.Keep {
+		files[path] = fs
+	}
+	for _, fp := range plan.Build { // failed files keep their old state
+		if fs, ok := old.Files[fp.Path]; ok && !builtContains(built, fp.Path) {
+			files[fp.Path] = fs
+		}
+	}
+	for _, b := range built {
+		names := make([]string, len(b.segments))
+		for i, s := range b.segments {
+			names[i] = s.Name
+		}
+		files[b.plan.Path] = checkpoint.FileState{
+			DeleteFingerprint: b.plan.DeleteFingerprint, Segments: names, Rows: b.rows, SizeBytes: b.plan.SizeBytes,
+		}
+	}
+	counts := map[int64]int{}
+	for k, v := range old.SnapshotFileCounts {
+		counts[k] = v
+	}
+	if plan.SnapshotID != 0 {
+		counts[plan.SnapshotID] = plan.LiveFiles
+	}
+	cp := checkpoint.Checkpoint{
+		Table: r.table.Name, SnapshotID: plan.SnapshotID, SequenceNumber: plan.SequenceNumber,
+		MetadataLocation: src.MetadataLocation, TableUUID: uuid, SchemaID: plan.SchemaID,
+		Files: files, SnapshotFileCounts: retainedCounts(counts, src), CommittedAt: r.w.clock.Now().UTC(),
+		LeaseToken: r.lease.Token,
+	}
+	if err := r.w.deps.Store.CommitCheckpoint(ctx, r.lease, cp); err != nil {
+		return fmt.Errorf("commit checkpoint at snapshot %d: %w", plan.SnapshotID, err)
+	}
+	return nil
+}
+
+// retainedCounts keeps the counts of snapshots the table still lists.
+func retainedCounts(m map[int64]int, src *Source) map[int64]int {
+	out := map[int64]int{}
+	for _, s := range src.Table.Metadata().Snapshots() {
+		if n, ok := m[s.SnapshotID]; ok {
+			out[s.SnapshotID] = n
+		}
+	}
+	return out
+}
+
+// workDir makes the run's scratch directory.
+func workDir(root, table, runID string) (string, error) {
+	dir := filepath.Join(root, table, runID)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", fmt.Errorf("create work dir: %w", err)
+	}
+	return dir, nil
+}

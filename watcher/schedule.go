@@ -1,0 +1,114 @@
+package watcher
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+)
+
+// ErrBadSchedule: a schedule string is neither 5-field cron nor Quartz.
+var ErrBadSchedule = errors.New("invalid schedule")
+
+// Schedule says when a table's next scheduled run is due. Next is a pure
+// function of its argument, so tests drive it with any clock.
+type Schedule interface {
+	Next(after time.Time) time.Time
+}
+
+// ParseSchedule accepts 5-field cron ("*/5 * * * *"), descriptors
+// ("@every 30s", "@hourly") and Pinot's Quartz form with seconds and an
+// optional year ("0 */5 * * * ?", "0 0 * * * ? *").
+func ParseSchedule(s string) (Schedule, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil, fmt.Errorf("%w: empty", ErrBadSchedule)
+	}
+	if strings.HasPrefix(s, "@") {
+		return parse(cron.Descriptor, s, s)
+	}
+	fields := strings.Fields(s)
+	switch len(fields) {
+	case 5:
+		return parse(cron.Minute|cron.Hour|cron.Dom|cron.Month|cron.Dow, strings.Join(fields, " "), s)
+	case 6, 7:
+		q, err := fromQuartz(fields)
+		if err != nil {
+			return nil, fmt.Errorf("%w %q: %w", ErrBadSchedule, s, err)
+		}
+		return parse(cron.Second|cron.Minute|cron.Hour|cron.Dom|cron.Month|cron.Dow, q, s)
+	}
+	return nil, fmt.Errorf("%w %q: want 5 fields (cron) or 6-7 fields (Quartz), got %d", ErrBadSchedule, s, len(fields))
+}
+
+func parse(opts cron.ParseOption, spec, orig string) (Schedule, error) {
+	sched, err := cron.NewParser(opts).Parse(spec)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrBadSchedule, orig, err)
+	}
+	return sched, nil
+}
+
+// fromQuartz turns Quartz fields (sec min hour dom month dow [year]) into
+// robfig's six-field form. Quartz numbers days of week 1-7 from Sunday,
+// cron 0-6; "?" means "no value" and becomes "*". Years other than "*"
+// are refused: nothing in floe needs them.
+func fromQuartz(f []string) (string, error) {
+	if len(f) == 7 && f[6] != "*" {
+		return "", fmt.Errorf("year field %q is not supported (use *)", f[6])
+	}
+	out := append([]string(nil), f[:6]...)
+	for i := range out {
+		if out[i] == "?" {
+			out[i] = "*"
+		}
+	}
+	dow, err := quartzDow(out[5])
+	if err != nil {
+		return "", err
+	}
+	out[5] = dow
+	return strings.Join(out, " "), nil
+}
+
+// quartzDow shifts numeric day-of-week values down by one (1=SUN → 0).
+func quartzDow(field string) (string, error) {
+	var b strings.Builder
+	num := -1
+	flush := func() error {
+		if num < 0 {
+			return nil
+		}
+		if num < 1 || num > 7 {
+			return fmt.Errorf("day of week %d out of range 1-7", num)
+		}
+		fmt.Fprintf(&b, "%d", num-1)
+		num = -1
+		return nil
+	}
+	afterSlash := false
+	for _, r := range field {
+		switch {
+		case r >= '0' && r <= '9' && !afterSlash:
+			if num < 0 {
+				num = 0
+			}
+			num = num*10 + int(r-'0')
+			continue
+		case r == '/':
+			afterSlash = true
+		case r == ',' || r == '-':
+			afterSlash = false
+		}
+		if err := flush(); err != nil {
+			return "", err
+		}
+		b.WriteRune(r)
+	}
+	if err := flush(); err != nil {
+		return "", err
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,94 @@
+package watcher
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+)
+
+// Sync task config keys (the table's string map, like Pinot task configs).
+const (
+	KeySchedule            = "schedule"
+	KeySchedulePaused      = "schedule.paused"
+	KeyEnabled             = "enabled"
+	KeyContinueOnFileError = "continueOnFileError"
+	KeyMaxRowsPerSegment   = "maxRowsPerSegment"
+)
+
+// DefaultQuartzSchedule is the schedule written into generated configs.
+const DefaultQuartzSchedule = "0 */5 * * * ?"
+
+// Paused reports whether the table's schedule is stashed.
+func Paused(tc map[string]string) bool {
+	_, has := tc[KeySchedule]
+	_, stashed := tc[KeySchedulePaused]
+	return stashed && !has
+}
+
+// Enabled reports the enabled flag (default true).
+func Enabled(tc map[string]string) bool {
+	v, ok := tc[KeyEnabled]
+	if !ok {
+		return true
+	}
+	b, err := strconv.ParseBool(v)
+	return err != nil || b
+}
+
+// ContinueOnFileError reports whether one bad file may be skipped (default
+// false: the run fails and the checkpoint stays).
+func ContinueOnFileError(tc map[string]string) bool {
+	b, _ := strconv.ParseBool(tc[KeyContinueOnFileError])
+	return b
+}
+
+// Pause returns a copy of tc with the schedule stashed under
+// schedule.paused. Pausing a paused table changes nothing.
+func Pause(tc map[string]string) map[string]string {
+	out := maps.Clone(tc)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if s, ok := out[KeySchedule]; ok {
+		out[KeySchedulePaused] = s
+		delete(out, KeySchedule)
+	}
+	return out
+}
+
+// Resume returns a copy of tc with the stashed schedule put back.
+func Resume(tc map[string]string) map[string]string {
+	out := maps.Clone(tc)
+	if out == nil {
+		out = map[string]string{}
+	}
+	if s, ok := out[KeySchedulePaused]; ok {
+		out[KeySchedule] = s
+		delete(out, KeySchedulePaused)
+	}
+	return out
+}
+
+// ValidateTaskConfig checks the keys floe reads, naming the bad one.
+func ValidateTaskConfig(tc map[string]string) error {
+	for _, k := range []string{KeySchedule, KeySchedulePaused} {
+		if v, ok := tc[k]; ok {
+			if _, err := ParseSchedule(v); err != nil {
+				return fmt.Errorf("taskConfig.%s: %w", k, err)
+			}
+		}
+	}
+	for _, k := range []string{KeyEnabled, KeyContinueOnFileError} {
+		if v, ok := tc[k]; ok {
+			if _, err := strconv.ParseBool(v); err != nil {
+				return fmt.Errorf("taskConfig.%s: want true or false, got %q", k, v)
+			}
+		}
+	}
+	if v, ok := tc[KeyMaxRowsPerSegment]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 {
+			return fmt.Errorf("taskConfig.%s: want a positive integer, got %q", KeyMaxRowsPerSegment, v)
+		}
+	}
+	return nil
+}

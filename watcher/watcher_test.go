@@ -1,0 +1,368 @@
+package watcher_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	"github.com/apache/iceberg-go/table"
+	_ "modernc.org/sqlite"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher"
+)
+
+// lake is a real Iceberg table in a SQL catalog on sqlite.
+type lake struct {
+	t     *testing.T
+	cat   *sqlcat.Catalog
+	ident table.Identifier
+	next  int64
+}
+
+func newLake(t *testing.T) *lake {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	cat, err := sqlcat.NewCatalog("test", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := cat.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "v", Type: iceberg.PrimitiveTypes.String})
+	l := &lake{t: t, cat: cat, ident: table.Identifier{"ns", "events"}}
+	if _, err := cat.CreateTable(ctx, l.ident, sc); err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+func (l *lake) load() *table.Table {
+	tbl, err := l.cat.LoadTable(context.Background(), l.ident)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	return tbl
+}
+
+func (l *lake) records(n int) arrow.Table {
+	tbl := l.load()
+	sc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i := 0; i < n; i++ {
+		b.Field(0).(*array.Int64Builder).Append(l.next)
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprint("v", l.next))
+		l.next++
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	return array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
+}
+
+func (l *lake) appendRows(n int) {
+	at := l.records(n)
+	defer at.Release()
+	if _, err := l.load().AppendTable(context.Background(), at, int64(n), nil); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+func (l *lake) overwrite(n int) {
+	at := l.records(n)
+	defer at.Release()
+	if _, err := l.load().OverwriteTable(context.Background(), at, int64(n), nil); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// loader serves the lake's table to the watcher.
+type loader struct{ l *lake }
+
+func (ld loader) LoadTable(context.Context, checkpoint.Table) (*watcher.Source, error) {
+	tbl := ld.l.load()
+	return &watcher.Source{Table: tbl, MetadataLocation: tbl.MetadataLocation()}, nil
+}
+
+// fakeBuilder writes a placeholder tarball per file and records calls. It
+// stands in for the segment builder, which has its own tests against Pinot.
+type fakeBuilder struct {
+	mu    sync.Mutex
+	built []string
+	fail  map[string]bool // file base names that fail
+}
+
+func (b *fakeBuilder) Build(_ context.Context, req watcher.BuildRequest) ([]pinot.Segment, int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.fail[filepath.Base(req.File.Path)] {
+		return nil, 0, errors.New("corrupt parquet footer")
+	}
+	b.built = append(b.built, req.File.Path)
+	p := filepath.Join(req.OutDir, req.File.SegmentName+".tar.gz")
+	if err := os.WriteFile(p, []byte(req.File.Path), 0o644); err != nil {
+		return nil, 0, err
+	}
+	return []pinot.Segment{{Name: req.File.SegmentName, TarPath: p}}, req.File.Rows, nil
+}
+
+// flakyUploader fails Replace while failNext is set, after doing the work:
+// it models a push Pinot applied but whose answer never arrived.
+type flakyUploader struct {
+	*pinot.LocalDir
+	failNext bool
+}
+
+func (u *flakyUploader) Replace(ctx context.Context, table string, from []string, to []pinot.Segment) error {
+	if err := u.LocalDir.Replace(ctx, table, from, to); err != nil {
+		return err
+	}
+	if u.failNext {
+		u.failNext = false
+		return errors.New("connection reset after upload")
+	}
+	return nil
+}
+
+type harness struct {
+	lake    *lake
+	store   checkpoint.Store
+	builder *fakeBuilder
+	up      *flakyUploader
+	w       *watcher.Watcher
+}
+
+func newHarness(t *testing.T, taskConfig map[string]string) *harness {
+	t.Helper()
+	h := &harness{lake: newLake(t), store: checkpoint.NewMemory(), builder: &fakeBuilder{fail: map[string]bool{}}}
+	h.up = &flakyUploader{LocalDir: pinot.NewLocalDir(t.TempDir())}
+	h.w = watcher.New(watcher.Deps{Store: h.store, Loader: loader{h.lake}, Builder: h.builder, Uploader: h.up},
+		watcher.Options{Owner: "test", LeaseTTL: time.Minute, BuildParallelism: 2, WorkDir: t.TempDir()})
+	tbl := checkpoint.Table{Name: "events", Connection: "c", Namespace: "ns", Source: "events", TaskConfig: taskConfig,
+		SchemaJSON: []byte(`{"schemaName":"events"}`), TableConfigJSON: []byte(`{"tableName":"events","tableType":"OFFLINE"}`)}
+	if err := h.store.CreateTable(context.Background(), tbl); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func (h *harness) sync(t *testing.T) checkpoint.Run {
+	t.Helper()
+	run, err := h.w.RunOnce(context.Background(), "events", "test")
+	if err != nil {
+		t.Fatalf("sync: %v", err)
+	}
+	return run
+}
+
+// assertConsistent checks I2: Pinot holds exactly the segments of the
+// checkpoint, which holds exactly the live files of the snapshot.
+func (h *harness) assertConsistent(t *testing.T) checkpoint.Checkpoint {
+	t.Helper()
+	ctx := context.Background()
+	cp, err := h.store.GetCheckpoint(ctx, "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, fs := range cp.Files {
+		want = append(want, fs.Segments...)
+	}
+	slices.Sort(want)
+	got, err := h.up.ListSegments(ctx, "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("Pinot holds %v, checkpoint says %v", got, want)
+	}
+	tasks, err := h.lake.load().Scan().PlanFiles(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int64
+	for _, tk := range tasks {
+		if _, ok := cp.Files[tk.File.FilePath()]; !ok {
+			t.Fatalf("live file %s missing from checkpoint", tk.File.FilePath())
+		}
+		rows += tk.File.Count()
+	}
+	if len(tasks) != len(cp.Files) {
+		t.Fatalf("checkpoint has %d files, snapshot %d", len(cp.Files), len(tasks))
+	}
+	var cpRows int64
+	for _, fs := range cp.Files {
+		cpRows += fs.Rows
+	}
+	if cpRows != rows {
+		t.Fatalf("checkpoint rows %d, snapshot rows %d", cpRows, rows)
+	}
+	if cp.SnapshotID != h.lake.load().CurrentSnapshot().SnapshotID {
+		t.Fatalf("checkpoint at snapshot %d, table at %d", cp.SnapshotID, h.lake.load().CurrentSnapshot().SnapshotID)
+	}
+	return cp
+}
+
+func TestWatcher_RunOnce_IncrementalAppends(t *testing.T) {
+	h := newHarness(t, nil)
+	h.lake.appendRows(10)
+	run := h.sync(t)
+	if run.Status != checkpoint.RunCompleted || run.SegmentsGenerated != 1 || run.Rows != 10 {
+		t.Fatalf("first run: %+v", run)
+	}
+	h.assertConsistent(t)
+
+	run = h.sync(t) // nothing new
+	if run.Status != checkpoint.RunCompleted || run.SegmentsGenerated != 0 {
+		t.Fatalf("no-op run: %+v", run)
+	}
+	h.lake.appendRows(5)
+	run = h.sync(t)
+	if run.SegmentsGenerated != 1 || run.Rows != 5 || run.FilesDiscovered != 2 {
+		t.Fatalf("incremental run must build only the new file: %+v", run)
+	}
+	if len(h.builder.built) != 2 {
+		t.Fatalf("built %d files in total, want 2 (no rebuilds)", len(h.builder.built))
+	}
+	h.assertConsistent(t)
+}
+
+func TestWatcher_RunOnce_OverwriteSwapsSegments(t *testing.T) {
+	h := newHarness(t, nil)
+	h.lake.appendRows(10)
+	h.lake.appendRows(10)
+	h.sync(t)
+	before := h.assertConsistent(t)
+	h.lake.overwrite(3)
+	run := h.sync(t)
+	if run.SegmentsDeleted != 2 || run.SegmentsGenerated != 1 {
+		t.Fatalf("overwrite must replace both old segments with one: %+v", run)
+	}
+	after := h.assertConsistent(t)
+	for path := range before.Files {
+		if _, ok := after.Files[path]; ok {
+			t.Fatalf("overwritten file %s still in checkpoint", path)
+		}
+	}
+}
+
+// I2: a push that Pinot applied but whose answer was lost fails the run
+// without moving the checkpoint (I1); the next run converges.
+func TestWatcher_RunOnce_LostPushAnswerConverges(t *testing.T) {
+	h := newHarness(t, nil)
+	h.lake.appendRows(10)
+	h.sync(t)
+	h.lake.overwrite(4)
+	h.up.failNext = true
+	old, _ := h.store.GetCheckpoint(context.Background(), "events")
+	if _, err := h.w.RunOnce(context.Background(), "events", "test"); err == nil {
+		t.Fatal("want the run to fail")
+	}
+	cp, _ := h.store.GetCheckpoint(context.Background(), "events")
+	if cp.SnapshotID != old.SnapshotID {
+		t.Fatal("checkpoint moved although the push failed (I1)")
+	}
+	h.sync(t)
+	h.assertConsistent(t)
+}
+
+// I6: a bad file fails the run with its name; the checkpoint stays.
+func TestWatcher_RunOnce_BadFileFailsRun(t *testing.T) {
+	h := newHarness(t, nil)
+	h.lake.appendRows(10)
+	h.sync(t)
+	h.lake.appendRows(3)
+	files := liveFiles(t, h.lake)
+	bad := filepath.Base(files[len(files)-1])
+	for _, f := range files {
+		if _, ok := mustCheckpoint(t, h.store).Files[f]; !ok {
+			bad = filepath.Base(f)
+		}
+	}
+	h.builder.fail[bad] = true
+	run, err := h.w.RunOnce(context.Background(), "events", "test")
+	if err == nil || !strings.Contains(err.Error(), bad) || run.Status != checkpoint.RunFailed {
+		t.Fatalf("want a failed run naming %s, got %v (%+v)", bad, err, run)
+	}
+	if len(mustCheckpoint(t, h.store).Files) != 1 {
+		t.Fatal("checkpoint changed after a failed run")
+	}
+}
+
+func TestWatcher_RunOnce_ContinueOnFileError(t *testing.T) {
+	h := newHarness(t, map[string]string{watcher.KeyContinueOnFileError: "true"})
+	h.lake.appendRows(10)
+	h.lake.appendRows(3)
+	files := liveFiles(t, h.lake)
+	h.builder.fail[filepath.Base(files[0])] = true
+	run := h.sync(t)
+	if run.FilesFailed != 1 || run.SegmentsGenerated != 1 || !strings.Contains(run.Error, filepath.Base(files[0])) {
+		t.Fatalf("want one file skipped and named: %+v", run)
+	}
+	cp := mustCheckpoint(t, h.store)
+	if _, ok := cp.Files[files[0]]; ok || len(cp.Files) != 1 {
+		t.Fatalf("checkpoint must hold only the good file: %v", cp.Files)
+	}
+}
+
+// I4: a table leased by another replica is skipped, not run twice.
+func TestWatcher_RunOnce_LeaseHeldElsewhere(t *testing.T) {
+	h := newHarness(t, nil)
+	h.lake.appendRows(1)
+	if _, err := h.store.AcquireLease(context.Background(), "events", "other-replica", time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	run, _ := h.w.RunOnce(context.Background(), "events", "test")
+	if run.Status != checkpoint.RunSkipped || len(h.builder.built) != 0 {
+		t.Fatalf("want a skipped run, got %+v", run)
+	}
+}
+
+func liveFiles(t *testing.T, l *lake) []string {
+	t.Helper()
+	tasks, err := l.load().Scan().PlanFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, tk := range tasks {
+		out = append(out, tk.File.FilePath())
+	}
+	slices.Sort(out)
+	return out
+}
+
+func mustCheckpoint(t *testing.T, s checkpoint.Store) checkpoint.Checkpoint {
+	t.Helper()
+	cp, err := s.GetCheckpoint(context.Background(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
