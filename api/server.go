@@ -42,6 +42,9 @@ type Server struct {
 
 // New returns a Server; Open starts listening.
 func New(store checkpoint.Store, w Watcher, logger *slog.Logger, version string) *Server {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
 	s := &Server{store: store, watcher: w, log: logger, version: version, started: time.Now()}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	return s
