@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/config"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher"
+)
+
+// app holds the wired components of a floe process.
+type app struct {
+	cfg     config.Config
+	log     *slog.Logger
+	store   checkpoint.Store
+	loader  *catalogLoader
+	watcher *watcher.Watcher
+}
+
+// configFlag registers -config (default $FLOE_CONFIG).
+func configFlag(fs *flag.FlagSet) *string {
+	return fs.String("config", os.Getenv("FLOE_CONFIG"), "config file (YAML); FLOE_* variables override it")
+}
+
+// newLogger builds the slog logger the config asks for.
+func newLogger(cfg config.Log, w io.Writer) *slog.Logger {
+	var level slog.Level
+	_ = level.UnmarshalText([]byte(cfg.Level))
+	opts := &slog.HandlerOptions{Level: level}
+	if cfg.Format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// openStore opens Redis when configured, else the embedded store.
+func openStore(ctx context.Context, cfg config.Config) (checkpoint.Store, error) {
+	if cfg.Store.Redis.URL != "" {
+		return checkpoint.NewRedis(checkpoint.RedisOptions{URL: cfg.Store.Redis.URL, Prefix: cfg.Store.Redis.KeyPrefix})
+	}
+	if err := os.MkdirAll(filepath.Dir(cfg.Store.Path), 0o755); err != nil {
+		return nil, fmt.Errorf("create store directory: %w", err)
+	}
+	return checkpoint.OpenBolt(cfg.Store.Path)
+}
+
+// newUploader returns the controller client, or the local directory sink
+// when no controller is configured.
+func newUploader(cfg config.Pinot) (pinot.Uploader, error) {
+	if cfg.ControllerURL != "" {
+		return pinot.NewController(cfg.ControllerURL, cfg.Timeout, cfg.Headers)
+	}
+	if err := os.MkdirAll(cfg.SegmentDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create segment directory: %w", err)
+	}
+	return pinot.NewLocalDir(cfg.SegmentDir), nil
+}
+
+// newApp wires store, catalogs, Pinot and the watcher.
+func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, error) {
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	up, err := newUploader(cfg.Pinot)
+	if err != nil {
+		store.Close()
+		return nil, err
+	}
+	if err := seedConnections(ctx, store, cfg.Connections); err != nil {
+		store.Close()
+		return nil, err
+	}
+	loader := newCatalogLoader(store, logger)
+	w := watcher.New(watcher.Deps{
+		Store: store, Loader: loader, Builder: watcher.IcebergBuilder{}, Uploader: up, Logger: logger,
+	}, watcher.Options{
+		Owner: cfg.Watcher.Owner, LeaseTTL: cfg.Watcher.LeaseTTL, MaxConcurrentRuns: cfg.Watcher.MaxConcurrentRuns,
+		BuildParallelism: cfg.Watcher.BuildParallelism, RefreshInterval: cfg.Watcher.RefreshInterval,
+		DefaultSchedule: cfg.Watcher.DefaultSchedule, WorkDir: cfg.Watcher.WorkDir,
+	})
+	return &app{cfg: cfg, log: logger, store: store, loader: loader, watcher: w}, nil
+}
+
+// seedConnections stores the connections declared in the config file, so
+// tables can refer to them by name.
+func seedConnections(ctx context.Context, store checkpoint.Store, conns map[string]config.Connection) error {
+	for name, c := range conns {
+		err := store.PutConnection(ctx, checkpoint.Connection{Name: name, Type: c.Type, Props: c.Props, Secrets: c.Secrets})
+		if err != nil {
+			return fmt.Errorf("store connection %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Close releases everything the app opened.
+func (a *app) Close(ctx context.Context) error {
+	var errs []error
+	if err := a.watcher.Close(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	a.loader.Close()
+	if err := a.store.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// loadConfig parses flags' config path and loads the configuration.
+func loadConfig(path string) (config.Config, error) {
+	return config.Load(path, os.Environ())
+}
+
+// splitList splits a comma-separated flag value.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"time"
+
+	"github.com/floehq/floe/api"
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/config"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/schema"
+)
+
+// demoOptions are the demo's flags.
+type demoOptions struct {
+	dataDir  string
+	addr     string
+	interval time.Duration
+	rows     int
+	schedule string
+}
+
+// cmdDemo runs floe end to end with no configuration: a sample Iceberg
+// table in a local SQL catalog, the embedded store, segments written to a
+// local directory, the API and status page, and a new snapshot every
+// -interval so incremental syncs can be watched.
+func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var o demoOptions
+	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.dataDir, "data", "floe-data", "directory for the demo's catalog, warehouse, store and segments")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "API and status page address")
+	fs.DurationVar(&o.interval, "interval", 30*time.Second, "how often a new snapshot is appended (0: never)")
+	fs.IntVar(&o.rows, "rows", 1000, "rows per appended snapshot")
+	fs.StringVar(&o.schedule, "schedule", "*/5 * * * * ?", "sync schedule of the demo table (Quartz or cron)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg := config.Default()
+	cfg.Server.Addr = o.addr
+	cfg.Store.Path = filepath.Join(o.dataDir, "floe.db")
+	cfg.Pinot.SegmentDir = filepath.Join(o.dataDir, "segments")
+	cfg.Watcher.WorkDir = filepath.Join(o.dataDir, "work")
+	cfg.Watcher.RefreshInterval = 5 * time.Second
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	logger := newLogger(cfg.Log, stderr)
+	return runDemo(ctx, cfg, o, logger, stdout)
+}
+
+func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog.Logger, stdout io.Writer) error {
+	lake, err := openDemoLake(ctx, o.dataDir)
+	if err != nil {
+		return err
+	}
+	defer lake.Close()
+	if lake.next == 0 {
+		if _, err := lake.appendRows(ctx, o.rows); err != nil {
+			return err
+		}
+	}
+	a, err := newApp(ctx, cfg, logger)
+	if err != nil {
+		return err
+	}
+	if err := registerDemo(ctx, a, o); err != nil {
+		_ = a.Close(context.Background())
+		return err
+	}
+	srv := api.New(a.store, a.watcher, logger, version)
+	if err := srv.Open(cfg.Server.Addr); err != nil {
+		_ = a.Close(context.Background())
+		return err
+	}
+	if err := a.watcher.Open(ctx); err != nil {
+		_ = a.Close(context.Background())
+		return err
+	}
+	fmt.Fprintf(stdout, "floe demo: status page http://%s/  API http://%s/api/v1/tables/%s\n", srv.Addr(), srv.Addr(), demoTable)
+	fmt.Fprintf(stdout, "floe demo: segments in %s; a new snapshot every %s; Ctrl-C stops\n", cfg.Pinot.SegmentDir, o.interval)
+	appendLoop(ctx, lake, o, logger)
+	return shutdown(a, srv, logger)
+}
+
+const demoTable = "demo_events"
+
+// registerDemo stores the demo connection and creates the external table
+// (first run at once) unless it exists already.
+func registerDemo(ctx context.Context, a *app, o demoOptions) error {
+	catalogPath, err := filepath.Abs(filepath.Join(o.dataDir, "catalog.db"))
+	if err != nil {
+		return err
+	}
+	now := time.Now().UTC()
+	conn := checkpoint.Connection{Name: "demo", Type: "sql", CreatedAt: now, UpdatedAt: now,
+		Props: map[string]string{"uri": catalogPath, "catalog-name": demoCatalogName}}
+	if old, err := a.store.GetConnection(ctx, "demo"); err == nil {
+		conn.CreatedAt, conn.UpdatedAt = old.CreatedAt, old.UpdatedAt
+	}
+	if err := a.store.PutConnection(ctx, conn); err != nil {
+		return fmt.Errorf("store demo connection: %w", err)
+	}
+	if _, err := a.store.GetTable(ctx, demoTable); err == nil {
+		return nil
+	} else if !errors.Is(err, checkpoint.ErrNotFound) {
+		return err
+	}
+	res, err := schema.Infer(demoIcebergSchema(), schema.Options{Name: demoTable})
+	if err != nil {
+		return err
+	}
+	tc := schema.TableConfig(res, schema.TableOptions{Schedule: o.schedule, Connection: "demo"})
+	t, err := externalTable(demoTable, "demo", "demo", "events", res.Schema, tc)
+	if err != nil {
+		return err
+	}
+	return a.watcher.AddTable(ctx, t)
+}
+
+// externalTable builds the store record of an external table from its
+// Pinot schema and table config (the sync task config comes from there).
+func externalTable(name, conn, namespace, source string, s *pinot.Schema, tc *pinot.TableConfig) (checkpoint.Table, error) {
+	sj, err := json.Marshal(s)
+	if err != nil {
+		return checkpoint.Table{}, err
+	}
+	tj, err := json.Marshal(tc)
+	if err != nil {
+		return checkpoint.Table{}, err
+	}
+	task := map[string]string{}
+	if tc.Task != nil {
+		for k, v := range tc.Task.TaskTypeConfigsMap[pinot.SyncTaskType] {
+			task[k] = v
+		}
+	}
+	return checkpoint.Table{Name: name, Connection: conn, Namespace: namespace, Source: source,
+		TaskConfig: task, SchemaJSON: sj, TableConfigJSON: tj}, nil
+}
+
+// appendLoop appends a snapshot every interval until ctx ends.
+func appendLoop(ctx context.Context, lake *demoLake, o demoOptions, logger *slog.Logger) {
+	if o.interval <= 0 {
+		<-ctx.Done()
+		return
+	}
+	tick := time.NewTicker(o.interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			id, err := lake.appendRows(ctx, o.rows)
+			if err != nil {
+				if ctx.Err() == nil {
+					logger.Error("demo append failed", slog.String("error", err.Error()))
+				}
+				continue
+			}
+			logger.Info("demo appended a snapshot", slog.Int64("snapshot_id", id), slog.Int("rows", o.rows))
+		}
+	}
+}

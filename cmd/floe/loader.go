@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/watcher"
+)
+
+// catalogLoader implements watcher.TableLoader: it opens each connection's
+// catalog once and reuses it, reopening when the connection changes.
+type catalogLoader struct {
+	store checkpoint.Store
+	log   *slog.Logger
+
+	mu   sync.Mutex
+	open map[string]openCatalog
+}
+
+type openCatalog struct {
+	cat     catalog.Catalog
+	version string // the connection's UpdatedAt when opened
+}
+
+var _ watcher.TableLoader = (*catalogLoader)(nil)
+
+func newCatalogLoader(store checkpoint.Store, logger *slog.Logger) *catalogLoader {
+	return &catalogLoader{store: store, log: logger, open: map[string]openCatalog{}}
+}
+
+// catalogFor returns the open catalog of the named connection.
+func (l *catalogLoader) catalogFor(ctx context.Context, name string) (catalog.Catalog, error) {
+	conn, err := l.store.GetConnection(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("connection %s: %w", name, err)
+	}
+	version := conn.UpdatedAt.String()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if oc, ok := l.open[name]; ok {
+		if oc.version == version {
+			return oc.cat, nil
+		}
+		_ = oc.cat.Close()
+		delete(l.open, name)
+	}
+	cat, err := catalog.Open(ctx, catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}, l.log)
+	if err != nil {
+		return nil, fmt.Errorf("open connection %s: %w", name, err)
+	}
+	l.open[name] = openCatalog{cat: cat, version: version}
+	return cat, nil
+}
+
+// LoadTable loads the Iceberg table behind t.
+func (l *catalogLoader) LoadTable(ctx context.Context, t checkpoint.Table) (*watcher.Source, error) {
+	cat, err := l.catalogFor(ctx, t.Connection)
+	if err != nil {
+		return nil, err
+	}
+	ident := catalog.TableIdent{Namespace: strings.Split(t.Namespace, "."), Name: t.Source}
+	tbl, err := cat.LoadTable(ctx, ident)
+	if err != nil {
+		return nil, err
+	}
+	return &watcher.Source{Table: tbl.Iceberg, MetadataLocation: tbl.MetadataLocation}, nil
+}
+
+// Close closes every open catalog.
+func (l *catalogLoader) Close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for name, oc := range l.open {
+		_ = oc.cat.Close()
+		delete(l.open, name)
+	}
+}

@@ -1,0 +1,76 @@
+// Command floe keeps Apache Pinot tables in step with Apache Iceberg tables.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// command is one subcommand.
+type command struct {
+	name, usage string
+	run         func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+func commands() []command {
+	return []command{
+		{"serve", "run the watcher, the API and the status page", cmdServe},
+		{"demo", "create a sample Iceberg table and sync it continuously (no configuration needed)", cmdDemo},
+		{"sync", "run one sync of one table now", cmdSync},
+		{"infer", "print the Pinot schema and table config inferred for an Iceberg table", cmdInfer},
+		{"convert", "convert a Parquet file into a Pinot segment", cmdConvert},
+		{"inspect", "print a Pinot segment's metadata, columns and rows", cmdInspect},
+		{"version", "print the version", cmdVersion},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "floe:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stderr)
+		if len(args) == 0 {
+			return errors.New("no command given")
+		}
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	usage(stderr)
+	return fmt.Errorf("unknown command %q", args[0])
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: floe <command> [flags]\n\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.usage)
+	}
+	fmt.Fprintln(w, "\nRun 'floe <command> -h' for a command's flags. Configuration: -config FILE or FLOE_CONFIG, FLOE_* overrides.")
+}
+
+func cmdVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
+	fmt.Fprintln(stdout, "floe", version)
+	return nil
+}
