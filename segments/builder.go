@@ -23,7 +23,7 @@ import (
 var ErrNoRows = errors.New("source has no rows")
 
 // CreatorVersion goes into metadata.properties as creator.version.
-const CreatorVersion = "floe"
+const CreatorVersion = "floe-format-1"
 
 // Result describes a segment Build wrote.
 type Result struct {

@@ -135,6 +135,9 @@ func validateField(f pinot.FieldSpec) error {
 	if !f.SingleValue && (f.FieldType == pinot.Metric || f.FieldType == pinot.DateTime) {
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: fmt.Sprintf("%s columns must be single-valued", f.FieldType)}
 	}
+	if !f.SingleValue && (f.DataType == pinot.BigDecimal || f.DataType == pinot.JSON) {
+		return &ConfigError{Field: "Schema", Column: f.Name, Msg: fmt.Sprintf("Pinot has no multi-value %s columns", f.DataType)}
+	}
 	if f.FieldType == pinot.DateTime && f.Format == "" && f.DataType != pinot.Timestamp {
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: "DATE_TIME column needs a format"}
 	}
