@@ -167,7 +167,8 @@ func bindParquetField(root *parquet.Column, f pinot.FieldSpec, path string) (pqB
 // Every column is a DIMENSION, except timeColumn (if set), which becomes
 // a DATE_TIME column (TIMESTAMP: 1:MILLISECONDS:TIMESTAMP; LONG:
 // 1:MILLISECONDS:EPOCH; INT: 1:DAYS:EPOCH). Column-based null handling is
-// on; required Parquet columns are notNull.
+// on; required Parquet columns are notNull, except lists (Pinot reads an
+// empty list as null).
 func InferParquetSchema(root *parquet.Column, table, timeColumn string) (*pinot.Schema, error) {
 	s := &pinot.Schema{Name: table, EnableColumnNullHandle: true}
 	for _, c := range root.Columns() {
@@ -180,7 +181,7 @@ func InferParquetSchema(root *parquet.Column, table, timeColumn string) (*pinot.
 			return nil, &SourceError{Column: c.Name(), Err: err}
 		}
 		f := pinot.FieldSpec{Name: c.Name(), DataType: dt, FieldType: pinot.Dimension,
-			SingleValue: !b.src.repeated, NotNull: c.Required()}
+			SingleValue: !b.src.repeated, NotNull: c.Required() && !b.src.repeated}
 		if c.Name() == timeColumn {
 			if err := makeTimeField(&f); err != nil {
 				return nil, &SourceError{Column: c.Name(), Err: err}

@@ -1,0 +1,226 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+)
+
+// convertOptions are the flags of "floe convert".
+type convertOptions struct {
+	input        string
+	schemaPath   string
+	table        string
+	outDir       string
+	segmentName  string
+	tar          bool
+	timeColumn   string
+	noDictionary string
+	inverted     string
+	sorted       string
+	batchRows    int
+	cpuProfile   string
+}
+
+const convertUsage = `usage: floe convert FILE.parquet [--schema pinot-schema.json] --table T -o DIR
+       [--segment-name N] [--tar] [--time-column C] [--no-dictionary a,b] [--inverted a,b] [--sorted c]
+
+Converts one Parquet file into one Pinot segment (v3) under DIR, or into
+DIR/N.tar.gz with --tar. Without --schema, a plain schema is inferred from the
+Parquet types (see segments.InferParquetSchema): integers → INT/LONG, floats,
+booleans, strings/UUIDs → STRING, binaries → BYTES, decimals → BIG_DECIMAL,
+dates → INT days, times → LONG micros, timestamps → TIMESTAMP millis, lists of
+primitives → multi-value, structs/maps → JSON; --time-column makes that column
+the DATE_TIME time column. On failure nothing is left in DIR.
+`
+
+func parseConvertFlags(args []string, stderr io.Writer) (*convertOptions, error) {
+	o := &convertOptions{}
+	fs := flag.NewFlagSet("convert", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, convertUsage); fs.PrintDefaults() }
+	fs.StringVar(&o.schemaPath, "schema", "", "Pinot schema JSON file (default: inferred from the Parquet file)")
+	fs.StringVar(&o.table, "table", "", "raw Pinot table name (default: the schema name)")
+	fs.StringVar(&o.outDir, "o", "", "output directory")
+	fs.StringVar(&o.segmentName, "segment-name", "", "segment name (default: <table>_<file name>)")
+	fs.BoolVar(&o.tar, "tar", false, "write DIR/<segment>.tar.gz instead of a directory")
+	fs.StringVar(&o.timeColumn, "time-column", "", "time column (a DATE_TIME field)")
+	fs.StringVar(&o.noDictionary, "no-dictionary", "", "comma-separated raw (no dictionary) columns")
+	fs.StringVar(&o.inverted, "inverted", "", "comma-separated columns with a bitmap inverted index")
+	fs.StringVar(&o.sorted, "sorted", "", "sorted column (must already be sorted)")
+	fs.IntVar(&o.batchRows, "batch-rows", segments.DefaultParquetBatchRows, "rows per batch read from Parquet")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	rest := args
+	for {
+		if err := fs.Parse(rest); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			break
+		}
+		if o.input != "" {
+			return nil, fmt.Errorf("convert: one input file expected, got %q and %q", o.input, fs.Arg(0))
+		}
+		o.input, rest = fs.Arg(0), fs.Args()[1:]
+	}
+	if o.input == "" || o.outDir == "" {
+		fs.Usage()
+		return nil, errors.New("convert: an input file and -o DIR are required")
+	}
+	return o, nil
+}
+
+func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseConvertFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return fmt.Errorf("convert: create cpu profile: %w", err)
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return fmt.Errorf("convert: start cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
+	}
+	start := time.Now()
+	res, out, err := runConvert(ctx, o)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	fmt.Fprintf(stdout, "segment %s: %d rows, %d columns, %d bytes -> %s (%.2fs, %.0f rows/s)\n",
+		res.Name, res.Rows, len(res.Columns), res.Bytes, out, secs, float64(res.Rows)/secs)
+	return nil
+}
+
+// runConvert builds the segment and returns it and the path written.
+func runConvert(ctx context.Context, o *convertOptions) (*segments.Result, string, error) {
+	f, err := os.Open(o.input)
+	if err != nil {
+		return nil, "", fmt.Errorf("convert: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, "", fmt.Errorf("convert: %w", err)
+	}
+	schema, err := convertSchema(f, st.Size(), o)
+	if err != nil {
+		return nil, "", err
+	}
+	src, err := segments.NewParquetSource(ctx, f, st.Size(), segments.ParquetSourceConfig{
+		Schema: schema, Name: o.input, BatchRows: o.batchRows})
+	if err != nil {
+		return nil, "", fmt.Errorf("convert: %w", err)
+	}
+	defer src.Close()
+	cfg := segments.Config{
+		Schema: schema, TableName: o.table, SegmentName: o.segmentName, TimeColumn: o.timeColumn,
+		NoDictionary: columnList(o.noDictionary), Inverted: columnList(o.inverted), SortedColumn: o.sorted,
+	}
+	if err := os.MkdirAll(o.outDir, 0o755); err != nil {
+		return nil, "", fmt.Errorf("convert: create output directory: %w", err)
+	}
+	if !o.tar {
+		res, err := segments.Build(ctx, src, cfg, o.outDir)
+		if err != nil {
+			return nil, "", fmt.Errorf("convert %s: %w", o.input, err)
+		}
+		return res, res.Dir, nil
+	}
+	return buildTar(ctx, src, cfg, o)
+}
+
+// buildTar builds in a scratch directory inside DIR and renames the
+// finished tarball into place, so a failure leaves nothing behind.
+func buildTar(ctx context.Context, src segments.Source, cfg segments.Config, o *convertOptions) (*segments.Result, string, error) {
+	tmp, err := os.MkdirTemp(o.outDir, ".floe-convert-")
+	if err != nil {
+		return nil, "", fmt.Errorf("convert: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	res, err := segments.Build(ctx, src, cfg, tmp)
+	if err != nil {
+		return nil, "", fmt.Errorf("convert %s: %w", o.input, err)
+	}
+	part := filepath.Join(tmp, res.Name+".tar.gz")
+	w, err := os.Create(part)
+	if err != nil {
+		return nil, "", fmt.Errorf("convert: %w", err)
+	}
+	if err := segments.WriteTarGz(ctx, res.Dir, w); err != nil {
+		w.Close()
+		return nil, "", fmt.Errorf("convert: write tarball: %w", err)
+	}
+	if err := w.Close(); err != nil {
+		return nil, "", fmt.Errorf("convert: write tarball: %w", err)
+	}
+	out := filepath.Join(o.outDir, res.Name+".tar.gz")
+	if err := os.Rename(part, out); err != nil {
+		return nil, "", fmt.Errorf("convert: %w", err)
+	}
+	return res, out, nil
+}
+
+// convertSchema loads --schema or infers one, and fills defaults for the
+// table and segment names.
+func convertSchema(r io.ReaderAt, size int64, o *convertOptions) (*pinot.Schema, error) {
+	var schema *pinot.Schema
+	if o.schemaPath != "" {
+		b, err := os.ReadFile(o.schemaPath)
+		if err != nil {
+			return nil, fmt.Errorf("convert: read schema: %w", err)
+		}
+		schema = &pinot.Schema{}
+		if err := json.Unmarshal(b, schema); err != nil {
+			return nil, fmt.Errorf("convert: parse schema %s: %w", o.schemaPath, err)
+		}
+	} else {
+		if o.table == "" {
+			return nil, errors.New("convert: --table is required when --schema is omitted")
+		}
+		pf, err := segments.OpenParquet(r, size)
+		if err != nil {
+			return nil, fmt.Errorf("convert: file %s: %w", o.input, err)
+		}
+		if schema, err = segments.InferParquetSchema(pf.Root(), o.table, o.timeColumn); err != nil {
+			return nil, fmt.Errorf("convert: infer schema from %s: %w", o.input, err)
+		}
+	}
+	if o.table == "" {
+		o.table = schema.Name
+	}
+	if o.segmentName == "" {
+		base := strings.TrimSuffix(filepath.Base(o.input), filepath.Ext(o.input))
+		o.segmentName = segmentNameChars.ReplaceAllString(o.table+"_"+base, "_")
+	}
+	return schema, nil
+}
+
+var segmentNameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+func columnList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

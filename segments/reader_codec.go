@@ -1,0 +1,118 @@
+package segments
+
+import (
+	"bytes"
+	"compress/zlib"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/golang/snappy"
+	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
+)
+
+// chunkCodecNames names Pinot's chunk compression type ids (format: never
+// change).
+var chunkCodecNames = map[int]string{
+	0: "PASS_THROUGH", 1: "SNAPPY", 2: "ZSTANDARD", 3: "LZ4", 4: "LZ4_LENGTH_PREFIXED", 5: "GZIP",
+	6: "DELTA", 7: "DELTADELTA",
+}
+
+func codecName(id int) string {
+	if n, ok := chunkCodecNames[id]; ok {
+		return n
+	}
+	return fmt.Sprintf("codec %d", id)
+}
+
+// chunkDecoder decompresses chunks of one forward index.
+type chunkDecoder struct {
+	codec int
+	// maxSize bounds a decompressed chunk (needed by raw LZ4 blocks).
+	maxSize int
+	// gzipOrder is the byte order of the length GZIP chunks carry.
+	gzipOrder binary.ByteOrder
+	zstd      *zstd.Decoder
+}
+
+func newChunkDecoder(codec, maxSize int, gzipOrder binary.ByteOrder) (*chunkDecoder, error) {
+	d := &chunkDecoder{codec: codec, maxSize: maxSize, gzipOrder: gzipOrder}
+	switch codec {
+	case 0, 1, 3, 4, 5:
+	case 2:
+		z, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
+		if err != nil {
+			return nil, fmt.Errorf("new zstd decoder: %w", err)
+		}
+		d.zstd = z
+	default:
+		return nil, fmt.Errorf("%w: chunk compression %s", ErrUnsupportedSourceType, codecName(codec))
+	}
+	return d, nil
+}
+
+func (d *chunkDecoder) close() {
+	if d.zstd != nil {
+		d.zstd.Close()
+	}
+}
+
+// decode returns the decompressed chunk.
+func (d *chunkDecoder) decode(src []byte) ([]byte, error) {
+	switch d.codec {
+	case 0:
+		return src, nil
+	case 1:
+		out, err := snappy.Decode(nil, src)
+		if err != nil {
+			return nil, fmt.Errorf("%w: snappy chunk: %v", ErrCorruptSource, err)
+		}
+		return out, nil
+	case 2:
+		out, err := d.zstd.DecodeAll(src, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%w: zstd chunk: %v", ErrCorruptSource, err)
+		}
+		return out, nil
+	case 3:
+		return lz4Block(src, d.maxSize)
+	case 4:
+		if len(src) < 4 {
+			return nil, fmt.Errorf("%w: short LZ4 chunk", ErrCorruptSource)
+		}
+		return lz4Block(src[4:], int(binary.LittleEndian.Uint32(src)))
+	case 5:
+		return d.gunzip(src)
+	}
+	return nil, fmt.Errorf("%w: chunk compression %s", ErrUnsupportedSourceType, codecName(d.codec))
+}
+
+func lz4Block(src []byte, size int) ([]byte, error) {
+	if size < 0 || size > 1<<31 {
+		return nil, fmt.Errorf("%w: LZ4 chunk size %d", ErrCorruptSource, size)
+	}
+	out := make([]byte, size)
+	n, err := lz4.UncompressBlock(src, out)
+	if err != nil {
+		return nil, fmt.Errorf("%w: LZ4 chunk: %v", ErrCorruptSource, err)
+	}
+	return out[:n], nil
+}
+
+// gunzip reads a zlib stream followed by the 4-byte decompressed length.
+func (d *chunkDecoder) gunzip(src []byte) ([]byte, error) {
+	if len(src) < 4 {
+		return nil, fmt.Errorf("%w: short GZIP chunk", ErrCorruptSource)
+	}
+	want := int(d.gzipOrder.Uint32(src[len(src)-4:]))
+	r, err := zlib.NewReader(bytes.NewReader(src[:len(src)-4]))
+	if err != nil {
+		return nil, fmt.Errorf("%w: GZIP chunk: %v", ErrCorruptSource, err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil || len(out) != want {
+		return nil, fmt.Errorf("%w: GZIP chunk: %d bytes, want %d (%v)", ErrCorruptSource, len(out), want, err)
+	}
+	return out, nil
+}
