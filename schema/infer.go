@@ -66,6 +66,17 @@ func (r *Result) Column(name string) (Column, bool) {
 	return Column{}, false
 }
 
+// ArrowColumns maps each Pinot column to the Arrow column path of an
+// Iceberg scan (struct levels joined with '.'), the form
+// segments.ArrowSourceConfig.Columns takes.
+func (r *Result) ArrowColumns() map[string]string {
+	out := make(map[string]string, len(r.Columns))
+	for _, c := range r.Columns {
+		out[c.Field.Name] = strings.Join(c.Path, ".")
+	}
+	return out
+}
+
 // Infer maps an Iceberg schema to a Pinot schema, following the type table
 // (RuleFor), the field-type rules and the overrides.
 func Infer(s *iceberg.Schema, opts Options) (*Result, error) {

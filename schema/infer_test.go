@@ -44,7 +44,7 @@ func everyType(t *testing.T) *iceberg.Schema {
 		f(21, "items", &iceberg.ListType{ElementID: 36, Element: structOf(f(37, "sku", P.String, false), f(38, "qty", P.Int32, false))}, false),
 		f(22, "v", iceberg.VariantType{}, false),
 		f(23, "geom", iceberg.GeometryType{}, false),
-		f(24, "geog", geography(t), false),
+		f(24, "geog", mustGeography(t, iceberg.DefaultGeoCRS, "vincenty"), false),
 		f(25, "nothing", P.Unknown, false),
 	)
 }

@@ -11,9 +11,14 @@ import (
 	"github.com/floehq/floe/schema"
 )
 
-func geography(t *testing.T) iceberg.Type {
+func geography(t *testing.T) iceberg.Type { return mustGeography(t, "EPSG:4326", "vincenty") }
+
+// mustGeography builds a geography type. The every-type table uses the
+// default CRS: iceberg-go v0.7.0 writes geo columns without their CRS and
+// then refuses to read a non-default CRS back ("cannot promote").
+func mustGeography(t *testing.T, crs, algo string) iceberg.Type {
 	t.Helper()
-	g, err := iceberg.GeographyTypeOf("EPSG:4326", "vincenty")
+	g, err := iceberg.GeographyTypeOf(crs, algo)
 	if err != nil {
 		t.Fatal(err)
 	}
