@@ -169,3 +169,20 @@ func (c Config) awsSides(ctx context.Context, region string) (catalogCfg, dataCf
 	dataCfg, err = c.awsConfig(ctx, PropDataPrefix, dataRegion)
 	return catalogCfg, dataCfg, err
 }
+
+// callerIdentity returns a check that the catalog credentials are accepted
+// (STS GetCallerIdentity needs no permission) and who they belong to.
+func (c Config) callerIdentity(awsCfg aws.Config) func(context.Context) (string, error) {
+	return func(ctx context.Context) (string, error) {
+		client := sts.NewFromConfig(awsCfg, func(o *sts.Options) {
+			if ep := c.endpointFor(svcSTS); ep != "" {
+				o.BaseEndpoint = aws.String(ep)
+			}
+		})
+		out, err := client.GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+		if err != nil {
+			return "", wrapErr("check credentials with", "sts:GetCallerIdentity", "", err)
+		}
+		return "authenticated as " + aws.ToString(out.Arn), nil
+	}
+}

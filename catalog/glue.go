@@ -54,7 +54,7 @@ func openGlue(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 	}
 	logger.Debug("opened Glue through Iceberg REST", slog.String("uri", p.uri), slog.String("warehouse", wh))
 	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: "glue catalog " + wh, data: data,
-		timeout: cfg.timeout(), perms: gluePerms}, nil
+		timeout: cfg.timeout(), perms: gluePerms, identity: cfg.callerIdentity(catalogCfg)}, nil
 }
 
 // glueWarehouse is the REST warehouse: props warehouse, catalog-id, or the
@@ -86,6 +86,7 @@ type glueNative struct {
 	catalogID *string
 	data      *dataAccess
 	timeout   time.Duration
+	identity  identityCheck
 }
 
 var _ Catalog = (*glueNative)(nil)
@@ -96,7 +97,7 @@ func newGlueNative(cfg Config, awsCfg aws.Config, data *dataAccess, logger *slog
 			o.BaseEndpoint = aws.String(ep)
 		}
 	})
-	g := &glueNative{cfg: cfg, client: client, data: data, timeout: cfg.timeout()}
+	g := &glueNative{cfg: cfg, client: client, data: data, timeout: cfg.timeout(), identity: cfg.callerIdentity(awsCfg)}
 	if id := cfg.prop(PropCatalogID); id != "" {
 		g.catalogID = aws.String(id)
 	}
@@ -201,7 +202,7 @@ func (g *glueNative) Describe(ctx context.Context, ident TableIdent) (TableInfo,
 }
 
 func (g *glueNative) Validate(ctx context.Context) Report {
-	return validate(ctx, g, gluePerms, g.resource())
+	return validate(ctx, g, gluePerms, g.resource(), g.identity)
 }
 
 func (g *glueNative) Close() error { return nil }

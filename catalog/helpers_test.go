@@ -1,6 +1,7 @@
 package catalog_test
 
 import (
+	"github.com/floehq/floe/catalog"
 	"strconv"
 	"strings"
 )
@@ -15,3 +16,13 @@ func containsAll(s string, subs ...string) bool {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// stepIndex returns the index of the named validation step, or -1.
+func stepIndex(rep catalog.Report, name string) int {
+	for i, s := range rep.Steps {
+		if s.Name == name {
+			return i
+		}
+	}
+	return -1
+}

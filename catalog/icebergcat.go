@@ -31,6 +31,7 @@ type icebergCatalog struct {
 	perms    permissions
 	timeout  time.Duration
 	closers  []func() error
+	identity identityCheck // nil when there are no AWS credentials to check
 }
 
 var _ Catalog = (*icebergCatalog)(nil)
@@ -101,7 +102,7 @@ func (c *icebergCatalog) Describe(ctx context.Context, ident TableIdent) (TableI
 }
 
 func (c *icebergCatalog) Validate(ctx context.Context) Report {
-	return validate(ctx, c, c.perms, c.resource)
+	return validate(ctx, c, c.perms, c.resource, c.identity)
 }
 
 func (c *icebergCatalog) Close() error {

@@ -194,8 +194,8 @@ func checkLoaded(t *testing.T, cat catalog.Catalog, ident catalog.TableIdent, wa
 func checkValid(t *testing.T, cat catalog.Catalog) {
 	t.Helper()
 	rep := cat.Validate(t.Context())
-	if !rep.OK || len(rep.Steps) != 4 {
-		t.Fatalf("Validate = %+v, want 4 ok steps", rep)
+	if !rep.OK || len(rep.Steps) < 4 {
+		t.Fatalf("Validate = %+v, want every step ok", rep)
 	}
 	for _, s := range rep.Steps {
 		if s.Status != catalog.StepOK {

@@ -20,7 +20,7 @@ func TestREST_IcebergRESTServer(t *testing.T) {
 	written := pyIceberg(t, "rest", "--uri", uri, "--endpoint", moto, "sales.orders", "sales.returns", "hr.people")
 
 	cfg := catalog.Config{Name: "rest", Type: catalog.TypeREST,
-		Props: map[string]string{catalog.PropURI: uri, "endpoint.s3": moto, "data.region": "us-east-1"},
+		Props:   map[string]string{catalog.PropURI: uri, "endpoint.s3": moto, "data.region": "us-east-1"},
 		Secrets: map[string]string{"data." + catalog.SecretAccessKeyID: "testing", "data." + catalog.SecretSecretAccessKey: "testing"}}
 	cat := openOK(t, cfg)
 

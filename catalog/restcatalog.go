@@ -98,6 +98,9 @@ func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 		return nil, err
 	}
 	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: p.uri, timeout: cfg.timeout()}
+	if p.awsCfg != nil {
+		ic.identity = cfg.callerIdentity(*p.awsCfg)
+	}
 	if cfg.hasDataCreds() {
 		if err := ic.attachData(ctx, p.fileRegion); err != nil {
 			return nil, err

@@ -57,7 +57,7 @@ func openS3TablesREST(ctx context.Context, cfg Config, arn TableBucketARN, catal
 	}
 	logger.Debug("opened S3 Tables through Iceberg REST", slog.String("uri", p.uri))
 	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: arn.String(), data: data, timeout: cfg.timeout(),
-		perms: s3TablesPerms}, nil
+		perms: s3TablesPerms, identity: cfg.callerIdentity(catalogCfg)}, nil
 }
 
 var s3TablesPerms = permissions{
@@ -69,12 +69,13 @@ var s3TablesPerms = permissions{
 
 // s3TablesNative reads a table bucket through the S3 Tables API.
 type s3TablesNative struct {
-	cfg     Config
-	arn     TableBucketARN
-	client  *s3tables.Client
-	data    *dataAccess
-	logger  *slog.Logger
-	timeout time.Duration
+	cfg      Config
+	arn      TableBucketARN
+	client   *s3tables.Client
+	data     *dataAccess
+	logger   *slog.Logger
+	timeout  time.Duration
+	identity identityCheck
 }
 
 var _ Catalog = (*s3TablesNative)(nil)
@@ -86,7 +87,8 @@ func newS3TablesNative(cfg Config, arn TableBucketARN, catalogCfg aws.Config, da
 		}
 	})
 	logger.Debug("opened S3 Tables through the native API", slog.String("arn", arn.String()))
-	return &s3TablesNative{cfg: cfg, arn: arn, client: client, data: data, logger: logger, timeout: cfg.timeout()}
+	return &s3TablesNative{cfg: cfg, arn: arn, client: client, data: data, logger: logger, timeout: cfg.timeout(),
+		identity: cfg.callerIdentity(catalogCfg)}
 }
 
 func (s *s3TablesNative) ListNamespaces(ctx context.Context, parent []string, page PageRequest) (Page[Namespace], error) {
@@ -161,7 +163,7 @@ func (s *s3TablesNative) Describe(ctx context.Context, ident TableIdent) (TableI
 }
 
 func (s *s3TablesNative) Validate(ctx context.Context) Report {
-	return validate(ctx, s, s3TablesPerms, s.arn.String())
+	return validate(ctx, s, s3TablesPerms, s.arn.String(), s.identity)
 }
 
 func (s *s3TablesNative) Close() error { return nil }

@@ -66,15 +66,28 @@ func (r *Report) fail(name string, err error) {
 
 // Validation step names.
 const (
+	stepCredentials    = "check credentials"
 	stepListNamespaces = "list namespaces"
 	stepListTables     = "list tables"
 	stepLoadTable      = "load table"
 	stepReadFooter     = "read data file footer"
 )
 
+// identityCheck proves credentials work before anything else (AWS only).
+type identityCheck func(context.Context) (string, error)
+
 // validate runs the steps against any Catalog.
-func validate(ctx context.Context, c Catalog, perms permissions, resource string) Report {
+func validate(ctx context.Context, c Catalog, perms permissions, resource string, identity identityCheck) Report {
 	r := Report{OK: true}
+	if identity != nil {
+		who, err := identity(ctx)
+		if err != nil {
+			r.fail(stepCredentials, err)
+			r.skip(stepListNamespaces, stepListTables, stepLoadTable, stepReadFooter)
+			return r
+		}
+		r.ok(stepCredentials, who)
+	}
 	nss, err := c.ListNamespaces(ctx, nil, PageRequest{Size: MaxPageSize})
 	if err != nil {
 		r.fail(stepListNamespaces, err)

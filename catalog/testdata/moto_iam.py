@@ -1,15 +1,15 @@
 """Creates IAM users, roles and policies in a moto server for floe's
-credential and permission tests, and prints their access keys as JSON.
+credential and permission tests, and prints their keys and ARNs as JSON.
 
 Usage: moto_iam.py http://127.0.0.1:PORT
 
 Users (static keys):
-  reader       may read everything floe needs (s3tables, glue, s3 reads)
-  no-metadata  may list S3 Tables namespaces/tables but not GetTableMetadataLocation
-  no-data      may do every S3 Tables call but not s3:GetObject
+  reader       may read everything floe needs (Glue reads, S3 reads)
+  no-gettable  may list Glue databases and tables but not glue:GetTable
+  no-data      may do every Glue read but no S3 call
   assumer      may only call sts:AssumeRole
 Roles:
-  floe-service may only call sts:AssumeRole (the first hop of a chain)
+  floe-service     may only call sts:AssumeRole (the first hop of a chain)
   customer-reader  may read everything floe needs
 """
 
@@ -18,15 +18,14 @@ import sys
 
 import boto3
 
-READ_ALL = ["s3tables:*", "glue:Get*", "s3:GetObject", "s3:ListBucket", "sts:GetCallerIdentity"]
-TRUST = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
+READ_ALL = ["glue:Get*", "s3:GetObject", "s3:ListBucket"]
+TRUST = {"Version": "2012-10-17",
+         "Statement": [{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]}
 
 
-def policy(actions, deny=None):
-    stmts = [{"Effect": "Allow", "Action": actions, "Resource": "*"}]
-    if deny:
-        stmts.append({"Effect": "Deny", "Action": deny, "Resource": "*"})
-    return json.dumps({"Version": "2012-10-17", "Statement": stmts})
+def policy(actions):
+    return json.dumps({"Version": "2012-10-17",
+                       "Statement": [{"Effect": "Allow", "Action": actions, "Resource": "*"}]})
 
 
 def main():
@@ -34,8 +33,8 @@ def main():
                        aws_access_key_id="testing", aws_secret_access_key="testing")
     users = {
         "reader": policy(READ_ALL),
-        "no-metadata": policy(["s3tables:ListNamespaces", "s3tables:ListTables"]),
-        "no-data": policy(["s3tables:*"], deny=["s3:GetObject"]),
+        "no-gettable": policy(["glue:GetDatabases", "glue:GetTables"]),
+        "no-data": policy(["glue:Get*"]),
         "assumer": policy(["sts:AssumeRole"]),
     }
     out = {}
