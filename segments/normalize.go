@@ -346,6 +346,17 @@ func javaFloatText(v float64, bits int) string {
 	ei := strings.IndexByte(e, 'e')
 	digits := strings.Replace(e[:ei], ".", "", 1)
 	exp, _ := strconv.Atoi(e[ei+1:])
+	if len(digits) == 1 {
+		// Java prints at least two significant digits and picks the
+		// two-digit decimal closest to v (4.9E-324, not 5.0E-324).
+		e2 := strconv.FormatFloat(math.Abs(v), 'e', 1, bits)
+		ei2 := strings.IndexByte(e2, 'e')
+		digits = strings.TrimRight(strings.Replace(e2[:ei2], ".", "", 1), "0")
+		exp, _ = strconv.Atoi(e2[ei2+1:])
+		if digits == "" {
+			digits = "0"
+		}
+	}
 	abs := math.Abs(v)
 	if abs >= 1e-3 && abs < 1e7 {
 		if exp >= 0 {
