@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	_ "modernc.org/sqlite" // database/sql driver "sqlite" (pure Go)
 )
@@ -119,12 +118,4 @@ func (c *icebergCatalog) attachData(ctx context.Context, region string) error {
 	}
 	c.data = &dataAccess{props: c.cfg.fileIOProps(region), aws: &dataCfg}
 	return nil
-}
-
-// withProps returns p with the extra keys set.
-func withProps(p iceberg.Properties, kv ...string) iceberg.Properties {
-	for i := 0; i+1 < len(kv); i += 2 {
-		p[kv[i]] = kv[i+1]
-	}
-	return p
 }
