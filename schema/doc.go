@@ -33,7 +33,8 @@
 //	geometry, geography  BYTES (WKB)                     SV    DIMENSION   query with ST_GeomFromWKB(col)
 //	list<E>, E primitive MV of E's type (and its "also") MV    DIMENSION   Pinot keeps no null elements and no empty
 //	                                                                       list (an empty list reads back as null)
-//	list<decimal>        JSON                            SV    DIMENSION   Pinot has no multi-value BIG_DECIMAL
+//	list<decimal>        MV STRING                       MV    DIMENSION   exact plain decimal text; Pinot has no
+//	                                                                       multi-value BIG_DECIMAL
 //	list<struct|list|map|variant|unknown>  JSON          SV    DIMENSION
 //	map<K,V>             JSON                            SV    DIMENSION
 //	struct               JSON, or flattened              SV    DIMENSION   Override.Flatten: one column per child,

@@ -46,6 +46,7 @@ func everyType(t *testing.T) *iceberg.Schema {
 		f(23, "geom", iceberg.GeometryType{}, false),
 		f(24, "geog", mustGeography(t, iceberg.DefaultGeoCRS, "vincenty"), false),
 		f(25, "nothing", P.Unknown, false),
+		f(26, "prices", &iceberg.ListType{ElementID: 39, Element: iceberg.DecimalTypeOf(9, 3), ElementRequired: true}, false),
 	)
 }
 
@@ -128,11 +129,12 @@ func TestInfer_everyType(t *testing.T) {
 		{"v", pinot.JSON, pinot.Dimension, true, false, "", 22, J, false},
 		{"geom", pinot.Bytes, pinot.Dimension, true, false, "", 23, V, false},
 		{"geog", pinot.Bytes, pinot.Dimension, true, false, "", 24, V, false},
+		{"prices", pinot.String, pinot.Dimension, false, false, "", 26, V, true},
 	})
 	if res.TimeColumn != "tstz" {
 		t.Errorf("time column = %q, want tstz (the required timestamp)", res.TimeColumn)
 	}
-	if !slices.Equal(res.MultiValue, []string{"tags", "nums"}) {
+	if !slices.Equal(res.MultiValue, []string{"tags", "nums", "prices"}) {
 		t.Errorf("multi-value = %v", res.MultiValue)
 	}
 	if !res.Schema.EnableColumnNullHandle || res.Schema.Name != "orders" {

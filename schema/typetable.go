@@ -193,16 +193,19 @@ func mvCapable(dt pinot.DataType) bool {
 	return true
 }
 
-// listRule maps list<E>: a primitive E whose default Pinot type can be
-// multi-valued gives a multi-value column of E's targets; anything else is
-// JSON.
+// listRule maps list<E>: a primitive E gives a multi-value column of E's
+// targets, decimals as their exact plain text (Pinot has no multi-value
+// BIG_DECIMAL); anything else is JSON.
 func listRule(l *iceberg.ListType) Rule {
 	er, ok := primitiveRule(l.Element)
-	if !ok || er.Skip || !mvCapable(er.Default().DataType) {
+	if !ok || er.Skip {
 		return jsonRule(l.String())
 	}
 	var targets []Target
 	for _, t := range er.Targets {
+		if t.DataType == pinot.BigDecimal {
+			t.DataType = pinot.String
+		}
 		if mvCapable(t.DataType) {
 			targets = append(targets, t)
 		}

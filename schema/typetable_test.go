@@ -81,7 +81,7 @@ func TestRuleFor(t *testing.T) {
 		{"list<binary>", listOf(P.Binary, true), []pinot.DataType{pinot.Bytes}, false, schema.EncodeValue, pinot.Dimension, false},
 		{"list<fixed>", listOf(iceberg.FixedTypeOf(4), true), []pinot.DataType{pinot.Bytes}, false, schema.EncodeValue, pinot.Dimension, false},
 		{"list<geometry>", listOf(iceberg.GeometryType{}, true), []pinot.DataType{pinot.Bytes}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<decimal> is JSON", listOf(iceberg.DecimalTypeOf(9, 3), true), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
+		{"list<decimal> is MV STRING", listOf(iceberg.DecimalTypeOf(9, 3), true), []pinot.DataType{pinot.String}, false, schema.EncodeValue, pinot.Dimension, false},
 		{"list<unknown> is JSON", listOf(P.Unknown, false), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
 		{"list<struct> is JSON", listOf(point, true), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
 		{"list<list> is JSON", listOf(listOf(P.Int32, true), true), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},

@@ -163,11 +163,12 @@ func expectedRow(r evRow, lossless, flat bool) map[string]want {
 		"name":   wantPtr(r.name, func(s string) any { return s }),
 		"uid":    wantPtr(r.uid, func(u [16]byte) any { return uuid.UUID(u).String() }),
 		"fx":     wantBytes(r.fx), "bin": wantBytes(r.bin), "geom": wantBytes(r.geom), "geog": wantBytes(r.geog),
-		"tags":  wantMV(r.tags, func(s string) (any, bool) { return s, true }),
-		"nums":  wantMV(r.nums, func(p *int64) (any, bool) { return deref(p) }),
-		"attrs": wantJSONOf(r.attrs != nil, r.attrs),
-		"items": wantJSONOf(r.items != nil, itemsJSON(r.items)),
-		"v":     wantJSONText(r.v),
+		"tags":   wantMV(r.tags, func(s string) (any, bool) { return s, true }),
+		"nums":   wantMV(r.nums, func(p *int64) (any, bool) { return deref(p) }),
+		"attrs":  wantJSONOf(r.attrs != nil, r.attrs),
+		"items":  wantJSONOf(r.items != nil, itemsJSON(r.items)),
+		"v":      wantJSONText(r.v),
+		"prices": wantMV(r.prices, func(u int64) (any, bool) { return big.NewRat(u, 1000).FloatString(3), true }),
 	}
 	addWantAddr(w, r, flat)
 	return w

@@ -51,6 +51,7 @@ type evRow struct {
 	v      string // variant as JSON text
 	geom   []byte
 	geog   []byte
+	prices []int64 // unscaled, decimal(9,3)
 }
 
 type evItem struct {
@@ -80,13 +81,15 @@ func evRows() []evRow {
 			name: ptr("orders"), uid: &u, fx: []byte{1, 2, 3, 4}, bin: []byte{0, 255, 10}, tags: []string{"a", "b", "a"},
 			nums: []*int64{ptr(int64(1)), nil, ptr(int64(3))}, street: "Main St", geo: &[2]float64{52.1, 4.3},
 			attrs: map[string]string{"k": "v", "x": "y"}, items: []evItem{{"A", ptr(int32(2))}, {"B", nil}},
-			v: `{"a":1,"b":[true,"x",null],"c":{"d":"e"}}`, geom: wkbPoint(1, 2), geog: wkbPoint(3, 4)},
+			v: `{"a":1,"b":[true,"x",null],"c":{"d":"e"}}`, geom: wkbPoint(1, 2), geog: wkbPoint(3, 4),
+			prices: []int64{1500, -1, 999_999_999}},
 		{id: 2, amount: -1, tstz: 1_600_000_000_000_001},
 		{id: 3, flag: ptr(false), i: ptr(int32(math.MinInt32)), f: ptr(float32(-1.5e-7)), d: ptr(-1.23456e100),
 			amount: 9_999_999_999, day: ptr(int32(-1)), tod: ptr(int64(0)), ts: ptr(int64(-1)), tstz: 1_600_000_000_000_000,
 			tsn: ptr(int64(-1_500_001)), tstzn: ptr(int64(1)), name: ptr("ünïcödé ✓ \"quoted\""), uid: &ff,
 			fx: []byte{0, 0, 0, 0}, bin: []byte{}, tags: []string{}, nums: []*int64{}, street: "", geo: &[2]float64{-90, 180},
-			attrs: map[string]string{}, items: []evItem{}, v: `"just text"`, geom: wkbPoint(-1.5, 0), geog: wkbPoint(0, 0)},
+			attrs: map[string]string{}, items: []evItem{}, v: `"just text"`, geom: wkbPoint(-1.5, 0), geog: wkbPoint(0, 0),
+			prices: []int64{}},
 		{id: 4, i: ptr(int32(math.MaxInt32)), amount: -9_999_999_999, tstz: 1_700_000_000_000_000,
 			ts: ptr(int64(-62_135_596_800_000_000)), tags: []string{"x"}, nums: []*int64{nil},
 			street: "2nd", attrs: map[string]string{"only": ""}, items: []evItem{{"C", ptr(int32(-7))}}, v: `42`},
@@ -229,6 +232,14 @@ func appendEvNested(t *testing.T, b *array.RecordBuilder, sc *arrow.Schema, r ev
 		}
 	}
 	appendEvItems(f("items").(*array.ListBuilder), r.items)
+	if lb := f("prices").(*array.ListBuilder); r.prices == nil {
+		lb.AppendNull()
+	} else {
+		lb.Append(true)
+		for _, p := range r.prices {
+			lb.ValueBuilder().(*array.Decimal128Builder).Append(decimal128.FromI64(p))
+		}
+	}
 	vb := f("v")
 	if r.v == "" {
 		vb.AppendNull()
