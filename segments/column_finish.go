@@ -143,6 +143,10 @@ func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, err
 	return res, m, pw.entries, nil
 }
 
+// autoRawMinEntries: below this many values the automatic rule keeps the
+// dictionary (Pinot's default encoding).
+const autoRawMinEntries = 1024
+
 // useDictionary is the encoding rule documented in doc.go ("Encoding choice").
 func (c *column) useDictionary(p columnPlan, m columnMeta) bool {
 	switch {
@@ -152,6 +156,9 @@ func (c *column) useDictionary(p columnPlan, m columnMeta) bool {
 		return true
 	}
 	entries := m.totalEntries
+	if entries < autoRawMinEntries {
+		return true
+	}
 	if w := c.spec.DataType.FixedWidth(); w > 0 {
 		if fieldType(c.spec) != pinot.Metric || !c.sv {
 			return true

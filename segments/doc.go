@@ -160,8 +160,8 @@
 //
 // A column is dictionary-encoded unless it is in Config.NoDictionary, or
 // the automatic rule picks raw. Never raw: columns in Dictionary, Inverted,
-// SortedColumn, and columns whose values are sorted. Automatic raw:
-// var-width types (STRING, JSON, BYTES, BIG_DECIMAL) when cardinality >
+// SortedColumn, columns whose values are sorted, and columns with fewer than
+// 1024 values (entries). Automatic raw: var-width types (STRING, JSON, BYTES, BIG_DECIMAL) when cardinality >
 // entries/2; fixed-width METRIC columns when dictionary + packed ids exceed
 // 0.85 × the raw size. Other fixed-width columns stay dictionary-encoded.
 //

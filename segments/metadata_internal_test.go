@@ -4,18 +4,18 @@ import "testing"
 
 func TestEscapeValue(t *testing.T) {
 	cases := map[string]string{
-		"plain":        "plain",
-		"a,b":          `a\,b`,
-		`back\slash`:   `back\\slash`,
+		"plain":         "plain",
+		"a,b":           `a\,b`,
+		`back\slash`:    `back\\slash`,
 		"tab\tnl\ncr\r": `tab\tnl\ncr\r`,
-		"bs\bff\f":     `bs\bff\f`,
-		"\x00":         `\u0000`,
-		"\x01\x1f":     `\u0001\u001F`,
-		"é":            `\u00E9`,
-		"日本":           `\u65E5\u672C`,
-		"😀":            `\uD83D\uDE00`,
-		"\x7f":         "\x7f",
-		" lead":        " lead",
+		"bs\bff\f":      `bs\bff\f`,
+		"\x00":          `\u0000`,
+		"\x01\x1f":      `\u0001\u001F`,
+		"é":             `\u00E9`,
+		"日本":            `\u65E5\u672C`,
+		"😀":             `\uD83D\uDE00`,
+		"\x7f":          "\x7f",
+		" lead":         " lead",
 	}
 	for in, want := range cases {
 		if got := escapeValue(in); got != want {

@@ -363,7 +363,7 @@ func TestPinotReadsFloeSegments(t *testing.T) {
 	}
 	cases = append(cases, matrixCase("matrix_no_null_handling", "", false, 120))
 	cases = append(cases, matrixCase("one_row", "", true, 1))
-	cases = append(cases, specialCase())
+	cases = append(cases, specialCase(), propertiesCase())
 	cases = append(cases, hugeValueCases()...)
 	var dirs []string
 	results := map[string]*segments.Result{}
@@ -419,6 +419,9 @@ func checkDump(t *testing.T, sc segCase, res *segments.Result, d pinottest.Segme
 			}
 		}
 		checkMinMax(t, sc.name, c.spec, info, wants)
+		if def := defaultOf(c.spec); !equalScalar(def, info.DefaultNullValue.V) {
+			t.Errorf("%s/%s: Pinot default null value %s, want %s", sc.name, name, show(info.DefaultNullValue), show(pinottest.Value{V: def}))
+		}
 	}
 	if bad > 20 {
 		t.Errorf("%s: %d mismatches in all", sc.name, bad)
@@ -613,4 +616,73 @@ func TestPinotReadsBigSegment(t *testing.T) {
 	t.Logf("built %d rows in %v (%.0f rows/s), %d bytes", n, time.Since(start), float64(n)/time.Since(start).Seconds(), res.Bytes)
 	dumps := h.ReadSegments(t, []string{res.Dir})
 	checkDump(t, sc, res, dumps[0])
+}
+
+// propertiesCase: STRING min/max and defaults that need metadata.properties
+// escaping (',', '\\', leading/trailing spaces, non-ASCII, control chars).
+func propertiesCase() segCase {
+	col := func(name, def string, vals ...string) genColumn {
+		in := make([]any, 4)
+		for i := range in {
+			in[i] = vals[i%len(vals)]
+		}
+		in[3] = nil
+		return genColumn{spec: pinot.FieldSpec{Name: name, DataType: pinot.String, FieldType: pinot.Dimension,
+			SingleValue: true, DefaultNullValue: def}, values: in}
+	}
+	return segCase{name: "properties", nullHandling: true, rows: 4, cols: []genColumn{
+		col("spaces", " d ", " lead", "trail ", "  both  "),
+		col("commas", "x, y", "a,b", "c,,d", ","),
+		col("slashes", `\\`, `a\b`, `\\`, `z\`),
+		col("unicode", "ü", "é", "日本", "\u00e9"),
+		col("controls", "tab\t", "t\tx", "n\nx", "\x01"),
+		col("equals", "=", "a=b", "c:d", "#!"),
+	}}
+}
+
+// TestPinotReadsGoldenSegment loads the segment pinned in
+// testdata/tiny/segment.golden, so the golden bytes are Pinot-proven.
+func TestPinotReadsGoldenSegment(t *testing.T) {
+	h := pinottest.New(t)
+	res := buildTiny(t, tinyConfig())
+	d := h.ReadSegments(t, []string{res.Dir})[0]
+	if got := d.Metadata["custom.source"]; got != "s3://bucket/a,b.parquet" {
+		t.Errorf("custom.source = %q", got)
+	}
+	if _, isList := d.MetadataLists["custom.source"]; isList {
+		t.Error("custom.source was split into a list: ',' not escaped")
+	}
+	if got := d.Metadata["segment.time.unit"]; got != "MILLISECONDS" {
+		t.Errorf("segment.time.unit = %q", got)
+	}
+	type cell struct {
+		row  int
+		col  string
+		want pinottest.Value
+	}
+	cells := []cell{
+		{0, "price", pinottest.Value{V: 1.5}},
+		{1, "price", pinottest.Value{Null: true, V: 0.0}},
+		{3, "price", pinottest.Value{Null: true, V: 0.0}}, // NaN
+		{4, "price", pinottest.Value{V: 0.0}},             // -0.0
+		{2, "city", pinottest.Value{Null: true, V: "null"}},
+		{1, "city", pinottest.Value{V: "San, Jose"}},
+		{1, "tags", pinottest.Value{Null: true, V: []any{"null"}}},
+		{3, "tags", pinottest.Value{V: []any{"a", "a", "d"}}},
+		{4, "tags", pinottest.Value{Null: true, V: []any{"null"}}}, // empty list
+		{2, "note", pinottest.Value{V: " lead"}},
+		{4, "note", pinottest.Value{V: "😀"}},
+		{0, "amount", pinottest.Value{V: big.NewRat(3, 2)}},
+		{2, "amount", pinottest.Value{Null: true, V: new(big.Rat)}},
+		{3, "amount", pinottest.Value{V: big.NewRat(1000, 1)}},
+		{4, "ts", pinottest.Value{V: int64(1700000000003)}},
+	}
+	for _, c := range cells {
+		if got := d.Rows[c.row][c.col]; !equalValue(c.want, got) {
+			t.Errorf("row %d %s: Pinot read %s, want %s", c.row, c.col, show(got), show(c.want))
+		}
+	}
+	if info := d.Columns["tags"]; !info.HasInvertedIndex || !info.HasNullValueVector {
+		t.Errorf("tags: inverted %v, null vector %v", info.HasInvertedIndex, info.HasNullValueVector)
+	}
 }
