@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
@@ -41,6 +42,15 @@ func (c Config) sqlSettings() (dialect sqlcat.SupportedDialect, driver, dsn stri
 			driver = "pgx"
 		}
 	}
+	if driver == "sqlite" && !strings.Contains(dsn, "busy_timeout") {
+		// Another process (PyIceberg, Spark, floe demo) may be committing;
+		// wait for its lock instead of failing with SQLITE_BUSY.
+		sep := "?"
+		if strings.Contains(dsn, "?") {
+			sep = "&"
+		}
+		dsn += sep + "_pragma=busy_timeout(10000)"
+	}
 	if pw := c.secret(SecretPassword); pw != "" {
 		if !isPG {
 			return "", "", "", &FieldError{Field: c.field("secrets", SecretPassword), Msg: "a password needs a postgres:// uri"}
@@ -71,6 +81,11 @@ func openSQL(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, err
 		return nil, err
 	}
 	resource := redactDSN(cfg.prop(PropURI))
+	if !slices.Contains(sql.Drivers(), driver) {
+		return nil, &FieldError{Field: cfg.field("props", PropDriver), Msg: fmt.Sprintf(
+			"database/sql driver %q is not built into floe (available: %s); set props.driver to one of them",
+			driver, strings.Join(sql.Drivers(), ", "))}
+	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open sql catalog %s (driver %q): %w", resource, driver, err)
