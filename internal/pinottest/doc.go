@@ -25,7 +25,7 @@
 // Programs that are not tests (the benchmark) use Locate and Command to
 // run the harness CLI as a separate process:
 //
-//	java <JVMFlags> -cp tools/pinot-harness/target/classes:tools/pinot-harness/target/lib/* \
+//	java <JVMFlags()> -cp tools/pinot-harness/target/classes:tools/pinot-harness/target/lib/* \
 //	    dev.floe.harness.Main create --parquet F --schema S.json --table-config T.json --out DIR [--name N]
 //
 // which prints {"segmentDir":…,"segmentName":…,"rows":…,"createMillis":…}.

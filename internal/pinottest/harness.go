@@ -26,16 +26,18 @@ const DefaultTimeout = 5 * time.Minute
 // MainClass is the harness entry point.
 const MainClass = "dev.floe.harness.Main"
 
-// JVMFlags are the flags every harness JVM gets: a small heap, and the
+// JVMFlags returns the flags every harness JVM gets: a 1 GiB heap, and the
 // module opens Pinot needs for memory-mapped buffers on Java 17.
-var JVMFlags = []string{
-	"-Xmx1g", "-XX:+UseSerialGC",
-	"--add-opens=java.base/java.nio=ALL-UNNAMED",
-	"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
-	"--add-opens=java.base/java.lang=ALL-UNNAMED",
-	"--add-opens=java.base/java.util=ALL-UNNAMED",
-	"--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
-	"--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+func JVMFlags() []string {
+	return []string{
+		"-Xmx1g", "-XX:+UseSerialGC",
+		"--add-opens=java.base/java.nio=ALL-UNNAMED",
+		"--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+		"--add-opens=java.base/java.lang=ALL-UNNAMED",
+		"--add-opens=java.base/java.util=ALL-UNNAMED",
+		"--add-opens=java.base/java.lang.reflect=ALL-UNNAMED",
+		"--add-opens=java.base/jdk.internal.misc=ALL-UNNAMED",
+	}
 }
 
 // Harness runs the Pinot harness CLI. It is safe for concurrent use.
@@ -121,7 +123,7 @@ func repoRoot(dir string) (string, error) {
 // ("read", "create", "validate-schema", "validate-table-config", "tar")
 // in its own process group; cancelling ctx kills the whole group.
 func (h *Harness) Command(ctx context.Context, args ...string) *exec.Cmd {
-	argv := append(append([]string{}, JVMFlags...), "-cp", h.Classpath, MainClass)
+	argv := append(JVMFlags(), "-cp", h.Classpath, MainClass)
 	argv = append(argv, args...)
 	cmd := exec.CommandContext(ctx, h.Java, argv...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

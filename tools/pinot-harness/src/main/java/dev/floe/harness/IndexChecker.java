@@ -2,6 +2,7 @@ package dev.floe.harness;
 
 import java.io.Closeable;
 import java.util.ArrayList;
+import java.util.BitSet;
 import java.util.List;
 import java.util.Map;
 import org.apache.pinot.segment.spi.ColumnMetadata;
@@ -69,8 +70,8 @@ final class IndexChecker {
       errors.add("no forward index");
       return;
     }
-    MutableRoaringBitmap[] expected = scanForward(cm, dict, fwd, errors);
     InvertedIndexReader<?> inv = ds.getInvertedIndex();
+    MutableRoaringBitmap[] expected = scanForward(cm, dict, fwd, inv != null, errors);
     if (inv != null && expected != null) {
       checkInverted(inv, expected, errors);
     }
@@ -120,15 +121,20 @@ final class IndexChecker {
     }
   }
 
-  /** Reads every dictId; returns per-dictId doc bitmaps for the inverted-index check, or null on failure. */
+  /**
+   * Reads every dictId. With wantDocs, returns per-dictId doc bitmaps for the inverted-index check
+   * (null on failure); without, returns null and only tracks which dictIds are used, which keeps
+   * memory small for high-cardinality columns.
+   */
   @SuppressWarnings({"rawtypes", "unchecked"})
   private static MutableRoaringBitmap[] scanForward(ColumnMetadata cm, Dictionary dict, ForwardIndexReader fwd,
-      List<String> errors) throws Exception {
+      boolean wantDocs, List<String> errors) throws Exception {
     int card = dict.length();
-    MutableRoaringBitmap[] docsByDictId = new MutableRoaringBitmap[card];
-    for (int i = 0; i < card; i++) {
+    MutableRoaringBitmap[] docsByDictId = wantDocs ? new MutableRoaringBitmap[card] : null;
+    for (int i = 0; wantDocs && i < card; i++) {
       docsByDictId[i] = new MutableRoaringBitmap();
     }
+    BitSet used = new BitSet(card);
     ForwardIndexReaderContext ctx = fwd.createContext();
     long entries = 0;
     int prev = -1;
@@ -147,7 +153,10 @@ final class IndexChecker {
             return null;
           }
           dict.get(id);
-          docsByDictId[id].add(doc);
+          used.set(id);
+          if (wantDocs) {
+            docsByDictId[id].add(doc);
+          }
         }
         if (cm.isSorted() && cm.isSingleValue() && ids[0] < prev) {
           errors.add("column marked sorted but doc " + doc + " has dictId " + ids[0] + " < previous " + prev);
@@ -161,11 +170,11 @@ final class IndexChecker {
         ((Closeable) ctx).close();
       }
     }
-    checkCounts(cm, entries, maxMv, docsByDictId, errors);
+    checkCounts(cm, entries, maxMv, used, card, errors);
     return docsByDictId;
   }
 
-  private static void checkCounts(ColumnMetadata cm, long entries, int maxMv, MutableRoaringBitmap[] docsByDictId,
+  private static void checkCounts(ColumnMetadata cm, long entries, int maxMv, BitSet used, int card,
       List<String> errors) {
     if (!cm.isSingleValue()) {
       if (entries != cm.getTotalNumberOfEntries()) {
@@ -177,10 +186,8 @@ final class IndexChecker {
             + cm.getMaxNumberOfMultiValues());
       }
     }
-    for (int id = 0; id < docsByDictId.length; id++) {
-      if (docsByDictId[id].isEmpty()) {
-        errors.add("dictionary entry " + id + " is used by no document");
-      }
+    for (int id = used.nextClearBit(0); id < card; id = used.nextClearBit(id + 1)) {
+      errors.add("dictionary entry " + id + " is used by no document");
     }
   }
 
