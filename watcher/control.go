@@ -110,28 +110,42 @@ func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger 
 		w.record(ctx, run)
 		return run
 	}
-	w.record(ctx, run)
 	runCtx, stop := w.keepLease(ctx, &lease)
 	defer stop()
 	dir, err := workDir(w.opts.WorkDir, t.Name, id)
 	if err == nil {
-		r := &runner{w: w, table: t, lease: lease, run: &run, dir: dir}
+		// The run enters the history once it has work to do: a check that
+		// finds no new snapshot is only noted in the table's status.
+		r := &runner{w: w, table: t, lease: lease, run: &run, dir: dir, started: func() { w.record(ctx, run) }}
 		err = r.execute(runCtx)
 		_ = os.RemoveAll(dir)
 	}
 	run.FinishedAt = w.clock.Now().UTC()
 	switch {
-	case err == nil || errors.Is(err, ErrNoChange):
+	case errors.Is(err, ErrNoChange):
 		run.Status = checkpoint.RunCompleted
+	case err == nil:
+		run.Status = checkpoint.RunCompleted
+		w.record(context.WithoutCancel(ctx), run)
 	default:
 		run.Status, run.Error = checkpoint.RunFailed, err.Error()
+		w.record(context.WithoutCancel(ctx), run)
 	}
-	w.record(context.WithoutCancel(ctx), run)
+	w.noteChecked(t.Name, run)
 	stop()
 	if rerr := w.deps.Store.ReleaseLease(context.WithoutCancel(ctx), lease); rerr != nil && !errors.Is(rerr, checkpoint.ErrFenced) {
 		w.log.Error("release lease", slog.String(attrTable, t.Name), slog.String("error", rerr.Error()))
 	}
 	return run
+}
+
+// noteChecked remembers when the table was last looked at.
+func (w *Watcher) noteChecked(name string, run checkpoint.Run) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if st, ok := w.tables[name]; ok {
+		st.lastChecked = run.FinishedAt
+	}
 }
 
 func (w *Watcher) record(ctx context.Context, run checkpoint.Run) {

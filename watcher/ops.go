@@ -108,6 +108,7 @@ type TableStatus struct {
 	Schedule     string    `json:"schedule,omitempty"`
 	NextRun      time.Time `json:"nextRun,omitzero"`
 	RunningRunID string    `json:"runningRunId,omitempty"`
+	LastChecked  time.Time `json:"lastChecked,omitzero"`
 	Error        string    `json:"error,omitempty"`
 }
 
@@ -135,7 +136,8 @@ func (w *Watcher) TableState(ctx context.Context, name string) (TableStatus, err
 }
 
 func (w *Watcher) statusLocked(name string, st *tableState) TableStatus {
-	s := TableStatus{Table: name, State: StateIdle, NextRun: st.next, Schedule: st.table.TaskConfig[KeySchedule]}
+	s := TableStatus{Table: name, State: StateIdle, NextRun: st.next, Schedule: st.table.TaskConfig[KeySchedule],
+		LastChecked: st.lastChecked}
 	switch {
 	case st.running:
 		s.State, s.RunningRunID = StateRunning, st.runID

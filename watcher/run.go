@@ -40,6 +40,8 @@ type runner struct {
 	lease checkpoint.Lease
 	run   *checkpoint.Run
 	dir   string
+	// started is called once the run knows it has work to do.
+	started func()
 }
 
 // execute does plan → build → push → commit. The caller records the run.
@@ -57,6 +59,9 @@ func (r *runner) execute(ctx context.Context) error {
 	if cp.MetadataLocation != "" && cp.MetadataLocation == src.MetadataLocation && cp.TableUUID == uuid {
 		r.run.SnapshotID = cp.SnapshotID
 		return ErrNoChange
+	}
+	if r.started != nil {
+		r.started()
 	}
 	plan, err := PlanRun(ctx, r.table.Name, src.Table, cp)
 	if err != nil {

@@ -61,6 +61,8 @@ type tableState struct {
 	running bool
 	runID   string
 	err     error // schedule problem, shown in status
+	// lastChecked is when a run last finished, with or without work.
+	lastChecked time.Time
 }
 
 // New returns a Watcher; Open starts it.

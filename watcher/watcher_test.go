@@ -242,6 +242,9 @@ func TestWatcher_RunOnce_IncrementalAppends(t *testing.T) {
 	if run.Status != checkpoint.RunCompleted || run.SegmentsGenerated != 0 {
 		t.Fatalf("no-op run: %+v", run)
 	}
+	if runs, _ := h.store.ListRuns(context.Background(), "events", 10); len(runs) != 1 {
+		t.Fatalf("a check without a new snapshot must not enter the run history: %d runs", len(runs))
+	}
 	h.lake.appendRows(5)
 	run = h.sync(t)
 	if run.SegmentsGenerated != 1 || run.Rows != 5 || run.FilesDiscovered != 2 {
