@@ -1,0 +1,46 @@
+// Command segbench measures floe's Parquet → Pinot segment conversion
+// against Apache Pinot's own segment creation and against decoding alone.
+//
+//	segbench gen    -o FILE -rows N        write the benchmark Parquet file
+//	segbench decode -schema S FILE         drain floe's Parquet source (no build)
+//	segbench run    -dir D -floe BIN ...   run all three, print ratios, write the report
+//
+// scripts/bench-segments.sh drives it; see docs/benchmarks.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "segbench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: segbench gen|decode|run [flags]")
+	}
+	switch args[0] {
+	case "gen":
+		return cmdGen(args[1:], stdout, stderr)
+	case "decode":
+		return cmdDecode(ctx, args[1:], stdout, stderr)
+	case "run":
+		return cmdRun(ctx, args[1:], stdout, stderr)
+	}
+	return fmt.Errorf("unknown command %q", args[0])
+}
