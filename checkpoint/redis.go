@@ -41,7 +41,7 @@ var _ Store = (*Redis)(nil)
 // NewRedis connects to the Redis at opts.URL and pings it, so a wrong URL
 // or an unreachable server fails here with one line naming the address.
 // Errors never contain the password.
-func NewRedis(opts RedisOptions) (*Redis, error) {
+func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	ro, err := parseRedisURL(opts.URL)
 	if err != nil {
 		return nil, fmt.Errorf("open redis: %w", err)
@@ -55,7 +55,7 @@ func NewRedis(opts RedisOptions) (*Redis, error) {
 	ro.DialTimeout = opts.DialTimeout
 	ro.MaxRetries = 1
 	client := redis.NewClient(ro)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*opts.DialTimeout)
+	ctx, cancel := context.WithTimeout(ctx, 2*opts.DialTimeout)
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {
 		_ = client.Close()

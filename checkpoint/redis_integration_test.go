@@ -21,7 +21,7 @@ func TestRedis_Conformance(t *testing.T) {
 	n := 0
 	checkpointtest.Run(t, func(t *testing.T) checkpoint.Store {
 		n++
-		s, err := checkpoint.NewRedis(checkpoint.RedisOptions{URL: url, Prefix: fmt.Sprintf("floetest%d:", n)})
+		s, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: url, Prefix: fmt.Sprintf("floetest%d:", n)})
 		if err != nil {
 			t.Fatalf("NewRedis: %v", err)
 		}
@@ -35,7 +35,7 @@ func TestRedis_Conformance(t *testing.T) {
 func TestRedis_DefaultPrefixKeys(t *testing.T) {
 	url := testpeer.StartRedis(t)
 	ctx := context.Background()
-	s, err := checkpoint.NewRedis(checkpoint.RedisOptions{URL: url})
+	s, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: url})
 	if err != nil {
 		t.Fatalf("NewRedis: %v", err)
 	}
@@ -77,7 +77,7 @@ func TestNewRedis_BadURL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := checkpoint.NewRedis(checkpoint.RedisOptions{URL: c.url})
+			_, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: c.url})
 			assertOneLineNoSecret(t, err, c.want)
 		})
 	}
@@ -86,14 +86,14 @@ func TestNewRedis_BadURL(t *testing.T) {
 func TestNewRedis_Unreachable(t *testing.T) {
 	port := testpeer.FreePort(t) // nothing listens there
 	url := fmt.Sprintf("redis://floe:hunter2secret@127.0.0.1:%d/0", port)
-	_, err := checkpoint.NewRedis(checkpoint.RedisOptions{URL: url, DialTimeout: time.Second})
+	_, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: url, DialTimeout: time.Second})
 	assertOneLineNoSecret(t, err, fmt.Sprintf("127.0.0.1:%d", port))
 }
 
 func TestNewRedis_WrongPassword(t *testing.T) {
 	base := testpeer.StartRedis(t) // no password configured: AUTH is refused
 	url := strings.Replace(base, "redis://", "redis://floe:hunter2secret@", 1)
-	_, err := checkpoint.NewRedis(checkpoint.RedisOptions{URL: url, DialTimeout: time.Second})
+	_, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: url, DialTimeout: time.Second})
 	assertOneLineNoSecret(t, err, strings.TrimPrefix(strings.TrimSuffix(base, "/0"), "redis://"))
 }
 
@@ -117,7 +117,7 @@ func assertOneLineNoSecret(t *testing.T, err error, want string) {
 
 func BenchmarkStore_CommitCheckpoint_Redis(b *testing.B) {
 	url := testpeer.StartRedis(b)
-	s, err := checkpoint.NewRedis(checkpoint.RedisOptions{URL: url})
+	s, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: url})
 	if err != nil {
 		b.Fatal(err)
 	}

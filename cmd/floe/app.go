@@ -45,7 +45,7 @@ func newLogger(cfg config.Log, w io.Writer) *slog.Logger {
 // openStore opens Redis when configured, else the embedded store.
 func openStore(ctx context.Context, cfg config.Config) (checkpoint.Store, error) {
 	if cfg.Store.Redis.URL != "" {
-		return checkpoint.NewRedis(checkpoint.RedisOptions{URL: cfg.Store.Redis.URL, Prefix: cfg.Store.Redis.KeyPrefix})
+		return checkpoint.NewRedis(ctx, checkpoint.RedisOptions{URL: cfg.Store.Redis.URL, Prefix: cfg.Store.Redis.KeyPrefix})
 	}
 	if err := os.MkdirAll(filepath.Dir(cfg.Store.Path), 0o755); err != nil {
 		return nil, fmt.Errorf("create store directory: %w", err)

@@ -21,9 +21,10 @@ type rule struct {
 
 func rules() []rule {
 	isTest := func(p string) bool { return strings.HasSuffix(p, "_test.go") }
-	// cmd/ owns the process context; test-support packages run under tests.
+	// Programs (package main) own the process context; test-support
+	// packages run under tests.
 	ownsRoot := func(p string) bool {
-		return strings.HasPrefix(p, "cmd/") || strings.HasPrefix(p, "internal/testpeer/") || strings.HasPrefix(p, "internal/pinottest/")
+		return isMainPackage(p) || strings.HasPrefix(p, "internal/testpeer/") || strings.HasPrefix(p, "internal/pinottest/")
 	}
 	return []rule{
 		{"log.Printf", regexp.MustCompile(`\blog\.(Print|Fatal|Panic)`), func(string) bool { return true },
@@ -83,4 +84,14 @@ func checkFile(t *testing.T, path, rel string) {
 			}
 		}
 	}
+}
+
+// isMainPackage reports whether the Go file at rel (from the repo root)
+// declares package main.
+func isMainPackage(rel string) bool {
+	b, err := os.ReadFile(filepath.Join("..", "..", filepath.FromSlash(rel)))
+	if err != nil {
+		return false
+	}
+	return regexp.MustCompile(`(?m)^package main\b`).Match(b)
 }
