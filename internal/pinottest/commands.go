@@ -117,8 +117,10 @@ func (h *Harness) ValidateSchema(t testing.TB, schemaJSON []byte) error {
 	return err
 }
 
-// ValidateTableConfig checks a table config JSON with Pinot's parser and
-// TableConfigUtils.validate, against schemaJSON when it is not nil.
+// ValidateTableConfig checks a table config JSON with Pinot's parser,
+// TableConfigUtils.validate and SchemaUtils.validate against schemaJSON.
+// Pinot 1.5 cannot validate a table config without its schema, so with a
+// nil schemaJSON only parsing and the table name are checked.
 func (h *Harness) ValidateTableConfig(t testing.TB, tableConfigJSON, schemaJSON []byte) error {
 	t.Helper()
 	err := h.validate(t.Context(), "validate-table-config", tableConfigJSON, schemaJSON)

@@ -297,4 +297,11 @@ func TestHarness_ValidateTableConfig(t *testing.T) {
 	if !errors.Is(err, pinottest.ErrInvalid) {
 		t.Fatalf("table config with unknown time column: error = %v, want ErrInvalid", err)
 	}
+	if err := h.ValidateTableConfig(t, []byte(selfTestTableConfig), nil); err != nil {
+		t.Fatalf("good table config without schema: %v", err)
+	}
+	err = h.ValidateTableConfig(t, []byte(`{"tableName":"x","tableType":"OFFLINE"}`), nil)
+	if !errors.Is(err, pinottest.ErrInvalid) || !strings.Contains(err.Error(), "segmentsConfig") {
+		t.Fatalf("table config without segmentsConfig: error = %v, want ErrInvalid naming segmentsConfig", err)
+	}
 }

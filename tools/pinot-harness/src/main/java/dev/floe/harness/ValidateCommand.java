@@ -54,13 +54,14 @@ final class ValidateCommand {
     try {
       TableConfig tc = JsonUtils.stringToObject(tableText, TableConfig.class);
       Schema schema = schemaText == null ? null : Schema.fromString(schemaText);
-      if (schema != null) {
-        SchemaUtils.validate(schema);
+      if (schema == null) {
+        // Pinot 1.5 refuses to validate a table config without its schema; check what stands alone.
+        TableConfigUtils.validateTableName(tc);
+        return report(null);
       }
+      SchemaUtils.validate(schema);
       TableConfigUtils.validate(tc, schema);
-      if (schema != null) {
-        SchemaUtils.validate(schema, java.util.List.of(tc));
-      }
+      SchemaUtils.validate(schema, java.util.List.of(tc));
       return report(null);
     } catch (Exception e) {
       return report("table config " + tablePath + ": " + Main.describe(e));
