@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,13 +34,14 @@ func (h *Harness) Read(ctx context.Context, paths []string) ([]SegmentDump, erro
 	if len(paths) == 0 {
 		return nil, nil
 	}
-	res, err := h.run(ctx, append([]string{"read"}, paths...)...)
+	var dumps []SegmentDump
+	res, err := h.stream(ctx, func(r io.Reader) error {
+		var err error
+		dumps, err = parseDumps(r, len(paths))
+		return err
+	}, append([]string{"read"}, paths...)...)
 	if err != nil {
 		return nil, fmt.Errorf("read segments: %w", err)
-	}
-	dumps, err := parseDumps(res.stdout, len(paths))
-	if err != nil {
-		return nil, fmt.Errorf("read segments: %w\n%s", err, tail(res.stderr))
 	}
 	var problems []string
 	for _, d := range dumps {

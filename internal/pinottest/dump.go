@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"math/big"
 	"strconv"
@@ -134,10 +135,10 @@ type wireColumn struct {
 }
 
 // parseDumps decodes the JSON lines of "read" for n segments.
-func parseDumps(out []byte, n int) ([]SegmentDump, error) {
+func parseDumps(out io.Reader, n int) ([]SegmentDump, error) {
 	dumps := make([]SegmentDump, n)
 	ended := make([]bool, n)
-	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 1<<20), 1<<30)
 	for line := 1; sc.Scan(); line++ {
 		var w wireLine

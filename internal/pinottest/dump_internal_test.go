@@ -95,7 +95,7 @@ func TestParseDumps(t *testing.T) {
 		`{"kind":"end","index":0,"path":"s0","rows":2,"errors":[]}`,
 		`{"kind":"end","index":1,"path":"s1","loadFailed":true,"errors":["load segment s1: boom"]}`,
 	}, "\n")
-	dumps, err := parseDumps([]byte(out), 2)
+	dumps, err := parseDumps(strings.NewReader(out), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestParseDumps(t *testing.T) {
 
 func TestParseDumps_Truncated(t *testing.T) {
 	out := `{"kind":"segment","index":0,"path":"s0","columns":{}}`
-	if _, err := parseDumps([]byte(out), 1); err == nil || !strings.Contains(err.Error(), "segment 0") {
+	if _, err := parseDumps(strings.NewReader(out), 1); err == nil || !strings.Contains(err.Error(), "segment 0") {
 		t.Fatalf("parseDumps(truncated) error = %v, want one naming segment 0", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,22 +140,43 @@ type result struct {
 	exit   int
 }
 
-// run runs a subcommand with the harness timeout. Exit status 1 ("ran,
-// found problems") is returned in result, not as an error; anything else
-// non-zero is ErrHarness with the JVM's stderr attached.
+// run runs a subcommand with the harness timeout and collects stdout.
+// Exit status 1 ("ran, found problems") is returned in result, not as an
+// error; anything else non-zero is ErrHarness with the JVM's stderr attached.
 func (h *Harness) run(ctx context.Context, args ...string) (result, error) {
+	var stdout bytes.Buffer
+	res, err := h.stream(ctx, func(r io.Reader) error {
+		_, err := stdout.ReadFrom(r)
+		return err
+	}, args...)
+	res.stdout = stdout.Bytes()
+	return res, err
+}
+
+// stream runs a subcommand and hands its stdout to consume while the JVM
+// runs, so large dumps are decoded without buffering them whole. An error
+// from consume is returned after the JVM exits (its output is drained).
+func (h *Harness) stream(ctx context.Context, consume func(io.Reader) error, args ...string) (result, error) {
 	timeout := h.Timeout
 	if timeout == 0 {
 		timeout = DefaultTimeout
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	var stdout, stderr bytes.Buffer
+	var stderr bytes.Buffer
 	cmd := h.Command(ctx, args...)
-	cmd.Stdout = &stdout
 	cmd.Stderr = &stderr
-	err := cmd.Run()
-	res := result{stdout: stdout.Bytes(), stderr: stderr.String()}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return result{}, fmt.Errorf("%w: %s: %w", ErrHarness, args[0], err)
+	}
+	if err := cmd.Start(); err != nil {
+		return result{}, fmt.Errorf("%w: start %s: %w", ErrHarness, args[0], err)
+	}
+	cerr := consume(stdout)
+	_, _ = io.Copy(io.Discard, stdout)
+	err = cmd.Wait()
+	res := result{stderr: stderr.String()}
 	var exitErr *exec.ExitError
 	switch {
 	case err == nil:
@@ -166,6 +188,9 @@ func (h *Harness) run(ctx context.Context, args ...string) (result, error) {
 	default:
 		return res, fmt.Errorf("%w: %s %s: %w\n%s", ErrHarness, args[0], strings.Join(args[1:], " "), err,
 			tail(res.stderr))
+	}
+	if cerr != nil {
+		return res, fmt.Errorf("%s: %w\n%s", args[0], cerr, tail(res.stderr))
 	}
 	return res, nil
 }
