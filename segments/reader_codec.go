@@ -39,7 +39,7 @@ type chunkDecoder struct {
 func newChunkDecoder(codec, maxSize int, gzipOrder binary.ByteOrder) (*chunkDecoder, error) {
 	d := &chunkDecoder{codec: codec, maxSize: maxSize, gzipOrder: gzipOrder}
 	switch codec {
-	case 0, 1, 3, 4, 5:
+	case 0, 1, 3, 4, 5, 6, 7:
 	case 2:
 		z, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(1<<31))
 		if err != nil {
@@ -84,6 +84,8 @@ func (d *chunkDecoder) decode(src []byte) ([]byte, error) {
 		return lz4Block(src[4:], int(binary.LittleEndian.Uint32(src)))
 	case 5:
 		return d.gunzip(src)
+	case 6, 7:
+		return undelta(src, d.codec == 7)
 	}
 	return nil, fmt.Errorf("%w: chunk compression %s", ErrUnsupportedSourceType, codecName(d.codec))
 }
@@ -113,6 +115,68 @@ func (d *chunkDecoder) gunzip(src []byte) ([]byte, error) {
 	out, err := io.ReadAll(r)
 	if err != nil || len(out) != want {
 		return nil, fmt.Errorf("%w: GZIP chunk: %d bytes, want %d (%v)", ErrCorruptSource, len(out), want, err)
+	}
+	return out, nil
+}
+
+// undelta decodes Pinot's DELTA (6) and DELTADELTA (7) chunks of
+// fixed-width integers: a type byte (0 INT, 1 LONG), a BE int count, the
+// first value, then a BE int size and an LZ4 block of BE deltas (for
+// DELTADELTA: the first delta, then differences between deltas). The
+// result is the big-endian values.
+func undelta(src []byte, deltaOfDelta bool) ([]byte, error) {
+	if len(src) < 5 || src[0] > 1 {
+		return nil, fmt.Errorf("%w: delta chunk header", ErrCorruptSource)
+	}
+	width := 4 << src[0]
+	n := int(int32(binary.BigEndian.Uint32(src[1:])))
+	if n < 0 || n > 1<<28 {
+		return nil, fmt.Errorf("%w: delta chunk of %d values", ErrCorruptSource, n)
+	}
+	out := make([]byte, n*width)
+	if n == 0 {
+		return out, nil
+	}
+	rest := src[5:]
+	if len(rest) < width {
+		return nil, fmt.Errorf("%w: delta chunk first value", ErrCorruptSource)
+	}
+	copy(out, rest[:width])
+	if n == 1 {
+		return out, nil
+	}
+	rest = rest[width:]
+	if len(rest) < 4 || int(binary.BigEndian.Uint32(rest)) > len(rest)-4 {
+		return nil, fmt.Errorf("%w: delta chunk size", ErrCorruptSource)
+	}
+	deltas, err := lz4Block(rest[4:4+int(binary.BigEndian.Uint32(rest))], (n-1)*width)
+	if err != nil || len(deltas) != (n-1)*width {
+		return nil, fmt.Errorf("%w: delta chunk deltas (%v)", ErrCorruptSource, err)
+	}
+	get := func(b []byte, i int) int64 {
+		if width == 4 {
+			return int64(int32(binary.BigEndian.Uint32(b[4*i:])))
+		}
+		return int64(binary.BigEndian.Uint64(b[8*i:]))
+	}
+	put := func(i int, v int64) {
+		if width == 4 {
+			binary.BigEndian.PutUint32(out[4*i:], uint32(v))
+		} else {
+			binary.BigEndian.PutUint64(out[8*i:], uint64(v))
+		}
+	}
+	prev, step := get(out, 0), int64(0)
+	for i := 1; i < n; i++ {
+		d := get(deltas, i-1)
+		if deltaOfDelta && i > 1 {
+			d += step
+		}
+		prev, step = prev+d, d
+		if width == 4 {
+			prev = int64(int32(prev))
+		}
+		put(i, prev)
 	}
 	return out, nil
 }
