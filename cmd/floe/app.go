@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
 	"github.com/floehq/floe/pinot"
@@ -42,9 +44,21 @@ func newLogger(cfg config.Log, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+// redisLog routes go-redis's own log lines (dial retries) to slog at
+// debug level, so that they neither clutter stderr nor hide the one error
+// line floe prints.
+type redisLog struct{ log *slog.Logger }
+
+func (l redisLog) Printf(ctx context.Context, format string, v ...any) {
+	l.log.DebugContext(ctx, "redis client", slog.String("detail", fmt.Sprintf(format, v...)))
+}
+
 // openStore opens Redis when configured, else the embedded store.
-func openStore(ctx context.Context, cfg config.Config) (checkpoint.Store, error) {
+func openStore(ctx context.Context, cfg config.Config, logger *slog.Logger) (checkpoint.Store, error) {
 	if cfg.Store.Redis.URL != "" {
+		// go-redis keeps its logger in a package variable; the process
+		// sets it once here, at wiring time.
+		redis.SetLogger(redisLog{log: logger})
 		return checkpoint.NewRedis(ctx, checkpoint.RedisOptions{URL: cfg.Store.Redis.URL, Prefix: cfg.Store.Redis.KeyPrefix})
 	}
 	if err := os.MkdirAll(filepath.Dir(cfg.Store.Path), 0o755); err != nil {
@@ -67,7 +81,7 @@ func newUploader(cfg config.Pinot) (pinot.Uploader, error) {
 
 // newApp wires store, catalogs, Pinot and the watcher.
 func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, error) {
-	store, err := openStore(ctx, cfg)
+	store, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}

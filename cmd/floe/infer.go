@@ -122,7 +122,8 @@ func loadIcebergSchema(ctx context.Context, f inferFlags, tn schema.TableName, s
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(ctx, cfg)
+	logger := newLogger(cfg.Log, stderr)
+	store, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +131,7 @@ func loadIcebergSchema(ctx context.Context, f inferFlags, tn schema.TableName, s
 	if err := seedConnections(ctx, store, cfg.Connections); err != nil {
 		return nil, err
 	}
-	loader := newCatalogLoader(store, newLogger(cfg.Log, stderr))
+	loader := newCatalogLoader(store, logger)
 	defer loader.Close()
 	cat, err := loader.catalogFor(ctx, f.connection)
 	if err != nil {

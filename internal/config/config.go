@@ -129,7 +129,7 @@ func Load(path string, env []string) (Config, error) {
 		dec := yaml.NewDecoder(bytes.NewReader([]byte(expanded)))
 		dec.KnownFields(true)
 		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-			return cfg, fmt.Errorf("parse config %s: %w", path, err)
+			return cfg, fmt.Errorf("%w: parse config %s: %s", ErrInvalid, path, namedYAMLError(expanded, err))
 		}
 	}
 	if err := applyEnv(&cfg, env); err != nil {
@@ -249,4 +249,58 @@ func oneOf(field, v string, allowed ...string) *FieldError {
 		}
 	}
 	return &FieldError{field, fmt.Sprintf("got %q, want one of %s", v, strings.Join(allowed, ", "))}
+}
+
+// namedYAMLError turns a YAML decoding error into one line that names the
+// field of each problem ("watcher.leaseTTL (line 3): cannot unmarshal ...").
+func namedYAMLError(doc string, err error) string {
+	var root yaml.Node
+	_ = yaml.Unmarshal([]byte(doc), &root)
+	var te *yaml.TypeError
+	if !errors.As(err, &te) {
+		return strings.Join(strings.Fields(err.Error()), " ")
+	}
+	msgs := make([]string, 0, len(te.Errors))
+	for _, e := range te.Errors {
+		var line int
+		rest := e
+		if _, scanErr := fmt.Sscanf(e, "line %d:", &line); scanErr == nil {
+			_, rest, _ = strings.Cut(e, ": ")
+		}
+		if field := fieldAtLine(&root, "", line); field != "" {
+			msgs = append(msgs, fmt.Sprintf("%s (line %d): %s", field, line, rest))
+			continue
+		}
+		msgs = append(msgs, e)
+	}
+	return strings.Join(msgs, "; ")
+}
+
+// fieldAtLine returns the dotted path of the mapping key or value on line.
+func fieldAtLine(n *yaml.Node, prefix string, line int) string {
+	if n == nil || line == 0 {
+		return ""
+	}
+	if n.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key, val := n.Content[i], n.Content[i+1]
+			path := key.Value
+			if prefix != "" {
+				path = prefix + "." + key.Value
+			}
+			if key.Line == line || val.Line == line && val.Kind == yaml.ScalarNode {
+				return path
+			}
+			if found := fieldAtLine(val, path, line); found != "" {
+				return found
+			}
+		}
+		return ""
+	}
+	for _, c := range n.Content {
+		if found := fieldAtLine(c, prefix, line); found != "" {
+			return found
+		}
+	}
+	return ""
 }

@@ -108,3 +108,18 @@ func TestLoad_ExampleFile(t *testing.T) {
 		t.Fatalf("example file drifted from the defaults: %+v", cfg)
 	}
 }
+
+func TestLoad_TypeErrorNamesField(t *testing.T) {
+	_, err := config.Load(writeFile(t, "server:\n  addr: 127.0.0.1:1\nwatcher:\n  leaseTTL: soon\n  maxConcurrentRuns: many\n"), nil)
+	if err == nil || !errors.Is(err, config.ErrInvalid) {
+		t.Fatalf("want ErrInvalid, got %v", err)
+	}
+	for _, want := range []string{"watcher.leaseTTL (line 4)", "watcher.maxConcurrentRuns (line 5)"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("%q does not name %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Fatalf("error must be one line: %q", err)
+	}
+}

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// buildFloe compiles the binary once per test that needs the real exit code.
+func buildFloe(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "floe")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("build floe: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// Invalid configuration and an unreachable Redis each give one error line
+// that names the problem, and exit non-zero; no password is printed.
+func TestMain_StartupErrorsAreOneLine(t *testing.T) {
+	bin := buildFloe(t)
+	dir := t.TempDir()
+	badYAML := filepath.Join(dir, "bad.yaml")
+	if err := os.WriteFile(badYAML, []byte("watcher:\n  leaseTTL: soon\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		args []string
+		env  []string
+		want string
+	}{
+		{"bad redis url", []string{"serve"}, []string{"FLOE_STORE_REDIS_URL=http://user:hunter2@x:1"}, "store.redis.url"},
+		{"unknown variable", []string{"serve"}, []string{"FLOE_STORE_REDIS_ULR=redis://x"}, "FLOE_STORE_REDIS_ULR"},
+		{"bad yaml value", []string{"serve", "-config", badYAML}, nil, "leaseTTL"},
+		{"unreachable redis", []string{"serve"}, []string{"FLOE_STORE_REDIS_URL=redis://:hunter2@127.0.0.1:1/0"}, "127.0.0.1:1"},
+		{"missing config file", []string{"serve", "-config", filepath.Join(dir, "nope.yaml")}, nil, "nope.yaml"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			cmd := exec.Command(bin, tc.args...)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), tc.env...)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			err := cmd.Run()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) || exit.ExitCode() == 0 {
+				t.Fatalf("want a non-zero exit, got %v", err)
+			}
+			msg := strings.TrimRight(stderr.String(), "\n")
+			if strings.Count(msg, "\n") != 0 || !strings.Contains(msg, tc.want) {
+				t.Fatalf("want one line naming %q, got:\n%s", tc.want, msg)
+			}
+			if strings.Contains(msg, "hunter2") {
+				t.Fatalf("password leaked: %s", msg)
+			}
+		})
+	}
+}
+
+func TestMain_Version(t *testing.T) {
+	var out bytes.Buffer
+	if err := dispatch(t.Context(), []string{"version"}, &out, &out); err != nil || !strings.HasPrefix(out.String(), "floe ") {
+		t.Fatalf("version: %q, %v", out.String(), err)
+	}
+	if err := dispatch(t.Context(), []string{"nope"}, &out, &out); err == nil || !strings.Contains(err.Error(), "nope") {
+		t.Fatalf("unknown command: %v", err)
+	}
+}
