@@ -95,14 +95,15 @@ func makePQRow(i int) pqRow {
 }
 
 // writePQFile writes rows in row groups of 200 with small pages.
-func writePQFile(t *testing.T, rows []pqRow) string {
+func writePQFile(t *testing.T, rows []pqRow, opts ...parquet.WriterOption) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "types.parquet")
 	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := parquet.NewGenericWriter[pqRow](f, parquet.PageBufferSize(256), parquet.MaxRowsPerRowGroup(200))
+	opts = append([]parquet.WriterOption{parquet.PageBufferSize(256), parquet.MaxRowsPerRowGroup(200)}, opts...)
+	w := parquet.NewGenericWriter[pqRow](f, opts...)
 	if _, err := w.Write(rows); err != nil {
 		t.Fatal(err)
 	}
@@ -236,10 +237,11 @@ func TestParquetSource_Next(t *testing.T) {
 	for i := 0; i < pqRows; i++ {
 		rows = append(rows, makePQRow(i))
 	}
-	path := writePQFile(t, rows)
 	schema := pqSchema()
-	for _, batchRows := range []int{7, 64, 100000} {
-		t.Run(fmt.Sprint("batch ", batchRows), func(t *testing.T) {
+	for _, tc := range []struct{ batchRows, pageVersion int }{{7, 2}, {64, 2}, {100000, 2}, {7, 1}, {100000, 1}} {
+		path := writePQFile(t, rows, parquet.DataPageVersion(tc.pageVersion), parquet.Compression(&parquet.Zstd))
+		batchRows := tc.batchRows
+		t.Run(fmt.Sprintf("batch %d page v%d", tc.batchRows, tc.pageVersion), func(t *testing.T) {
 			src, err := segments.OpenParquetFile(context.Background(), path, segments.ParquetSourceConfig{
 				Schema: schema, BatchRows: batchRows,
 				Columns: map[string]string{"nested_a": "nested.a", "day_int": "day"},
