@@ -49,7 +49,7 @@ func TestInfer_valuesRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			dumps := h.ReadSegments(t, []string{buildSegment(t, ctx, tbl, res)})
+			dumps := h.ReadSegments(t, []string{buildSegment(t, ctx, tbl, res, "sales_orders_every_type_0")})
 			checkDumpColumns(t, dumps[0], res)
 			rows := evRows()
 			if len(dumps[0].Rows) != len(rows) {
@@ -68,7 +68,7 @@ func TestInfer_valuesRoundTrip(t *testing.T) {
 	}
 }
 
-func buildSegment(t *testing.T, ctx context.Context, tbl *table.Table, res *schema.Result) string {
+func buildSegment(t *testing.T, ctx context.Context, tbl *table.Table, res *schema.Result, name string) string {
 	t.Helper()
 	arrowSchema, batches, err := tbl.Scan().ToArrowRecords(ctx)
 	if err != nil {
@@ -81,7 +81,7 @@ func buildSegment(t *testing.T, ctx context.Context, tbl *table.Table, res *sche
 	}
 	defer src.Close()
 	out, err := segments.Build(ctx, src, segments.Config{Schema: res.Schema, TableName: res.Schema.Name,
-		SegmentName: "sales_orders_every_type_0", TimeColumn: res.TimeColumn}, t.TempDir())
+		SegmentName: name, TimeColumn: res.TimeColumn}, t.TempDir())
 	if err != nil {
 		t.Fatalf("build segment: %v", err)
 	}
