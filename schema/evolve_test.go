@@ -177,6 +177,25 @@ func checkChange(t *testing.T, ch schema.Change, cur *pinot.Schema, kind schema.
 	}
 }
 
+// TestEvolve_columnFloeDoesNotFeed: a Pinot column no Iceberg field ever
+// fed (added by hand) stays and is reported, without a rebuild.
+func TestEvolve_columnFloeDoesNotFeed(t *testing.T) {
+	old := iceberg.NewSchema(0, baseFields()...)
+	cur, err := schema.Infer(old, schema.Options{Name: "t"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Schema.Fields = append(cur.Schema.Fields, pinot.FieldSpec{Name: "manual", DataType: pinot.String,
+		FieldType: pinot.Dimension, SingleValue: true})
+	ch, err := schema.Evolve(old, old, cur.Schema, schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch.Kind != schema.None || !slices.Equal(ch.Dropped, []string{"manual"}) || !strings.Contains(ch.Reason, `"manual"`) {
+		t.Errorf("change = %+v", ch)
+	}
+}
+
 func TestEvolve_errors(t *testing.T) {
 	old := iceberg.NewSchema(0, baseFields()...)
 	cur, err := schema.Infer(old, schema.Options{Name: "t"})
