@@ -20,8 +20,9 @@
 //	rest      uri (required), warehouse, prefix, scope, oauth2-server-uri,
 //	          sigv4 ("true"), signing-name, signing-region;
 //	          secrets: credential ("id:secret", OAuth2 client credentials), token
-//	s3tables  arn (arn:aws:s3tables:<region>:<account>:bucket/<name>, required),
-//	          mode (auto|rest|native, default auto)
+//	s3tables  arn (arn:aws:s3tables:<region>:<account>:bucket/<name>, required;
+//	          region and account come from it), mode (auto|rest|native,
+//	          default auto: REST when its /v1/config answers, else native)
 //	glue      region (required), catalog-id (account id), mode (native|rest,
 //	          default native), warehouse (REST; defaults to catalog-id)
 //	sql       uri (DSN: a sqlite file path or a postgres:// URL, required),
@@ -47,6 +48,23 @@
 // AWS service), endpoint.s3, endpoint.s3tables, endpoint.glue, endpoint.sts
 // win over the environment variables AWS_ENDPOINT_URL_<SERVICE> and
 // AWS_ENDPOINT_URL, so every AWS call can go to a local emulator.
+//
+// # Validate
+//
+// [Catalog.Validate] runs: check credentials (AWS types: STS
+// GetCallerIdentity, which needs no permission), list namespaces, list
+// tables, load one table, read one data file's Parquet footer. A failed
+// step names the permission that is missing (s3tables:ListNamespaces,
+// s3tables:GetTableMetadataLocation, glue:GetTable, s3:GetObject, ...) and
+// the resource; later steps are skipped.
+//
+// # Errors
+//
+// Calls return *[Error] values carrying the operation, the resource, the
+// permission it needs and a category sentinel ([ErrNotFound],
+// [ErrAccessDenied], [ErrBadCredentials], [ErrUnreachable], [ErrTimeout],
+// [ErrBadMetadata], [ErrWrongRegion]); config problems are *[FieldError]
+// values ([ErrInvalidConfig]) naming connections.<name>.props.<key>.
 //
 // Secrets never appear in errors, logs, [Config.String], [Config.LogValue]
 // or the JSON of a Config.
