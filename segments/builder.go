@@ -66,10 +66,16 @@ func Build(ctx context.Context, src Source, cfg Config, outDir string) (*Result,
 	if cfg.CreationTime.IsZero() {
 		cfg.CreationTime = time.Now()
 	}
-	b, err := newBuilder(cfg)
+	spillDir, err := os.MkdirTemp(cfg.TempDir, "floe-seg-")
+	if err != nil {
+		return nil, fmt.Errorf("build segment %s: spill dir: %w", cfg.SegmentName, err)
+	}
+	defer os.RemoveAll(spillDir)
+	b, err := newBuilder(cfg, spillDir)
 	if err != nil {
 		return nil, err
 	}
+	defer b.cleanup()
 	if err := b.read(ctx, src); err != nil {
 		return nil, err
 	}
@@ -87,11 +93,6 @@ func Build(ctx context.Context, src Source, cfg Config, outDir string) (*Result,
 		return nil, fmt.Errorf("build segment %s: %w", cfg.SegmentName, err)
 	}
 	defer os.RemoveAll(tmpSeg)
-	spillDir, err := os.MkdirTemp(cfg.TempDir, "floe-seg-")
-	if err != nil {
-		return nil, fmt.Errorf("build segment %s: spill dir: %w", cfg.SegmentName, err)
-	}
-	defer os.RemoveAll(spillDir)
 	res, err := b.write(ctx, tmpSeg, spillDir)
 	if err != nil {
 		return nil, fmt.Errorf("build segment %s: %w", cfg.SegmentName, err)
@@ -113,13 +114,16 @@ type builder struct {
 	rows int64
 }
 
-func newBuilder(cfg Config) (*builder, error) {
+func newBuilder(cfg Config, spillDir string) (*builder, error) {
 	b := &builder{cfg: cfg}
 	for _, f := range cfg.Schema.Fields {
 		c, err := newColumn(f, cfg.Schema.EnableColumnNullHandle)
 		if err != nil {
 			return nil, err
 		}
+		c.spillDir = spillDir
+		c.noDict = slices.Contains(cfg.NoDictionary, f.Name)
+		c.keepDict = slices.Contains(cfg.Dictionary, f.Name) || slices.Contains(cfg.Inverted, f.Name) || cfg.SortedColumn == f.Name
 		if f.Name == cfg.TimeColumn {
 			timeColumnDefault(c, cfg)
 		}
@@ -161,6 +165,15 @@ func timeColumnDefault(c *column, cfg Config) {
 	}
 	t := now.UnixMilli() / ms
 	c.def.i64, c.def.i32 = t, int32(t)
+}
+
+// cleanup closes spill files of columns that never finished.
+func (b *builder) cleanup() {
+	for _, c := range b.cols {
+		if c != nil && c.rows2 != nil {
+			c.rows2.remove()
+		}
+	}
 }
 
 // read consumes the source, feeding each batch's columns in parallel.

@@ -35,6 +35,14 @@ type column struct {
 	nullCount int
 	scratch   []byte
 	keyBuf    []byte
+
+	// Row mode (column_spill.go): a variable-width column whose values go
+	// to a spill file instead of a dictionary.
+	rows2    *rowSpill
+	spillDir string // "" disables row mode
+	keepDict bool   // Dictionary/Inverted/SortedColumn: never row mode
+	noDict   bool   // NoDictionary: row mode from the first batch
+	err      error  // sticky spill write error
 }
 
 func newColumn(f pinot.FieldSpec, nullHandling bool) (*column, error) {
@@ -63,6 +71,12 @@ func newColumn(f pinot.FieldSpec, nullHandling bool) (*column, error) {
 
 // defaultID is the provisional id of the default null value.
 func (c *column) defaultID() int32 {
+	if c.rows2 != nil {
+		return c.addBytes(c.def.b)
+	}
+	if c.rowMode() {
+		c.defID = -1 // ids are assigned at finish; record the value itself
+	}
 	if c.defID < 0 {
 		switch {
 		case c.ints != nil:
@@ -142,10 +156,10 @@ func (c *column) add(v *Vector, n int) error {
 	case pinot.String, pinot.JSON:
 		trim := c.spec.DataType == pinot.String
 		have, fn = len(v.Bytes), func(i int) (int32, bool, error) {
-			return c.bytes.id(sanitizeString(v.Bytes[i], c.maxLen, trim, &c.scratch)), true, nil
+			return c.addBytes(sanitizeString(v.Bytes[i], c.maxLen, trim, &c.scratch)), true, nil
 		}
 	case pinot.Bytes:
-		have, fn = len(v.Bytes), func(i int) (int32, bool, error) { return c.bytes.id(v.Bytes[i]), true, nil }
+		have, fn = len(v.Bytes), func(i int) (int32, bool, error) { return c.addBytes(v.Bytes[i]), true, nil }
 	case pinot.BigDecimal:
 		have, fn = len(v.Decimals), func(i int) (int32, bool, error) {
 			k, err := decimalKey(v.Decimals[i], c.keyBuf)
@@ -153,7 +167,7 @@ func (c *column) add(v *Vector, n int) error {
 				return 0, false, err
 			}
 			c.keyBuf = k
-			return c.bytes.id(k), true, nil
+			return c.addBytes(k), true, nil
 		}
 	default:
 		return c.vectorError("unsupported data type")
@@ -161,10 +175,19 @@ func (c *column) add(v *Vector, n int) error {
 	if have < count {
 		return c.vectorError("needs %d values in %s, got %d", count, vectorField(c.spec.DataType), have)
 	}
+	var err error
 	if c.sv {
-		return c.addSV(v, n, fn)
+		err = c.addSV(v, n, fn)
+	} else {
+		err = c.addMV(v, n, fn)
 	}
-	return c.addMV(v, n, fn)
+	if err == nil {
+		err = c.err
+	}
+	if err == nil {
+		err = c.maybeRowMode()
+	}
+	return err
 }
 
 func vectorField(t pinot.DataType) string {
@@ -227,6 +250,34 @@ func (c *column) addMV(v *Vector, n int, fn func(int) (int32, bool, error)) erro
 	}
 	c.rows += n
 	return nil
+}
+
+// addBytes adds a variable-width value: its provisional id, or -1 in row mode.
+func (c *column) addBytes(b []byte) int32 {
+	if c.rows2 == nil {
+		return c.bytes.id(b)
+	}
+	if err := c.rows2.add(b); err != nil && c.err == nil {
+		c.err = err
+	}
+	return -1
+}
+
+// rowMode reports whether a column keeps values in row order.
+func (c *column) rowMode() bool {
+	switch {
+	case c.rows2 != nil:
+		return true
+	case c.ints != nil:
+		return c.ints.rowVals != nil
+	case c.longs != nil:
+		return c.longs.rowVals != nil
+	case c.floats != nil:
+		return c.floats.rowVals != nil
+	case c.doubles != nil:
+		return c.doubles.rowVals != nil
+	}
+	return false
 }
 
 func (c *column) addNull(row int) {

@@ -47,9 +47,35 @@ type columnMeta struct {
 // finish sorts the dictionary, picks the encoding and writes the column's
 // index buffers to its part file.
 func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, error) {
+	if c.rows2 != nil {
+		rs := c.rows2
+		m := columnMeta{spec: c.spec, cardinality: len(rs.hashes), totalEntries: int64(len(c.ids)), maxMV: c.maxMV}
+		m.bits = bitsPerElement(m.cardinality)
+		m.sorted = c.sv && rs.sorted
+		c.bytesMinMax(&m, bytesStr(rs.min), bytesStr(rs.max))
+		if !c.useDictionary(p, m) {
+			defer rs.remove()
+			return c.finishRaw(p, m)
+		}
+		if err := c.rebuildDictionary(); err != nil {
+			return ColumnResult{}, m, nil, c.vectorError("%v", err)
+		}
+	}
 	var card int
 	var remap []int32
 	switch {
+	case c.ints != nil && c.ints.rowVals != nil:
+		c.ints.finishRows(c.ids)
+		card = len(c.ints.vals)
+	case c.longs != nil && c.longs.rowVals != nil:
+		c.longs.finishRows(c.ids)
+		card = len(c.longs.vals)
+	case c.floats != nil && c.floats.rowVals != nil:
+		c.floats.finishRows(c.ids)
+		card = len(c.floats.vals)
+	case c.doubles != nil && c.doubles.rowVals != nil:
+		c.doubles.finishRows(c.ids)
+		card = len(c.doubles.vals)
 	case c.ints != nil:
 		remap, card = c.ints.sort(), len(c.ints.vals)
 	case c.longs != nil:
@@ -61,10 +87,12 @@ func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, err
 	default:
 		remap, card = c.bytes.sort(c.spec.DataType), len(c.bytes.vals)
 	}
-	for i, id := range c.ids {
-		c.ids[i] = remap[id]
+	if remap != nil {
+		for i, id := range c.ids {
+			c.ids[i] = remap[id]
+		}
+		remap = nil
 	}
-	remap = nil
 	m := columnMeta{spec: c.spec, cardinality: card, bits: bitsPerElement(card), totalEntries: int64(len(c.ids)), maxMV: c.maxMV}
 	m.sorted = c.sv && isNonDecreasing(c.ids)
 	c.minMax(&m)
@@ -111,13 +139,7 @@ func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, err
 		}
 	} else {
 		res.Encoding = EncodingRaw
-		res.Compression = p.compression
-		if res.Compression == "" {
-			res.Compression = LZ4
-			if fieldType(c.spec) == pinot.Metric {
-				res.Compression = PassThrough
-			}
-		}
+		res.Compression = c.compressionName(p)
 		fwd := name + ".sv.raw.fwd"
 		if !c.sv {
 			fwd = name + ".mv.raw.fwd"
@@ -128,13 +150,8 @@ func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, err
 			return res, m, nil, err
 		}
 	}
-	if c.trackNulls && !c.nulls.IsEmpty() {
-		res.NullVector = true
-		if err := pw.entry(name, idxNull, name+".bitmap.nullvalue", func(w io.Writer) error {
-			return writeNullVector(w, c.nulls)
-		}); err != nil {
-			return res, m, nil, err
-		}
+	if err := c.writeNullEntry(pw, &res); err != nil {
+		return res, m, nil, err
 	}
 	if err := pw.close(); err != nil {
 		return res, m, nil, err
@@ -190,22 +207,80 @@ func (c *column) minMax(m *columnMeta) {
 	case c.doubles != nil:
 		m.min, m.max = javaDouble(c.doubles.vals[0]), javaDouble(c.doubles.vals[card-1])
 	default:
-		lo, hi := c.bytes.vals[0], c.bytes.vals[card-1]
-		switch c.stored {
-		case pinot.Bytes:
-			m.min, m.max = hex.EncodeToString([]byte(lo)), hex.EncodeToString([]byte(hi))
-		case pinot.BigDecimal:
-			u, s := decodeDecimalKey([]byte(lo))
-			m.min = decimalPlain(u, s)
-			u, s = decodeDecimalKey([]byte(hi))
-			m.max = decimalPlain(u, s)
-		default: // STRING, JSON
-			a, okA := stringPropertyValue(lo)
-			b, okB := stringPropertyValue(hi)
-			m.minMaxOK = okA && okB && utf16Len(lo) <= maxMinMaxLength && utf16Len(hi) <= maxMinMaxLength
-			m.min, m.max = a, b
-		}
+		c.bytesMinMax(m, c.bytes.vals[0], c.bytes.vals[card-1])
 	}
+}
+
+// bytesMinMax fills min/max text for a variable-width column.
+func (c *column) bytesMinMax(m *columnMeta, lo, hi string) {
+	m.minMaxOK = true
+	switch c.stored {
+	case pinot.Bytes:
+		m.min, m.max = hex.EncodeToString([]byte(lo)), hex.EncodeToString([]byte(hi))
+	case pinot.BigDecimal:
+		u, s := decodeDecimalKey([]byte(lo))
+		m.min = decimalPlain(u, s)
+		u, s = decodeDecimalKey([]byte(hi))
+		m.max = decimalPlain(u, s)
+	default: // STRING, JSON
+		a, okA := stringPropertyValue(lo)
+		b, okB := stringPropertyValue(hi)
+		m.minMaxOK = okA && okB && utf16Len(lo) <= maxMinMaxLength && utf16Len(hi) <= maxMinMaxLength
+		m.min, m.max = a, b
+	}
+}
+
+// finishRaw writes a row-mode column: raw forward index from the spill,
+// plus the null vector.
+func (c *column) finishRaw(p columnPlan, m columnMeta) (ColumnResult, columnMeta, []psfEntry, error) {
+	name := c.spec.Name
+	res := ColumnResult{Name: name, DataType: c.spec.DataType, SingleValue: c.sv, Cardinality: m.cardinality,
+		Nulls: c.nullCount, Encoding: EncodingRaw, Compression: c.compressionName(p)}
+	m.sorted = false
+	pw, err := newPartWriter(p.partPath)
+	if err != nil {
+		return res, m, nil, err
+	}
+	defer pw.close()
+	fwd := name + ".sv.raw.fwd"
+	if !c.sv {
+		fwd = name + ".mv.raw.fwd"
+	}
+	if err := pw.entry(name, idxForward, fwd, func(w io.Writer) error {
+		return c.writeRawFromSpill(w, p.tmpDir, compressionIDs[res.Compression])
+	}); err != nil {
+		return res, m, nil, err
+	}
+	if err := c.writeNullEntry(pw, &res); err != nil {
+		return res, m, nil, err
+	}
+	if err := pw.close(); err != nil {
+		return res, m, nil, err
+	}
+	res.Bytes = pw.n
+	return res, m, pw.entries, nil
+}
+
+func (c *column) writeNullEntry(pw *partWriter, res *ColumnResult) error {
+	if !c.trackNulls || c.nulls.IsEmpty() {
+		return nil
+	}
+	res.NullVector = true
+	return pw.entry(c.spec.Name, idxNull, c.spec.Name+".bitmap.nullvalue", func(w io.Writer) error {
+		return writeNullVector(w, c.nulls)
+	})
+}
+
+// compressionName is the raw codec: the configured one, else PASS_THROUGH
+// for METRIC columns and LZ4 for the others.
+func (c *column) compressionName(p columnPlan) string {
+	if p.compression != "" {
+		return p.compression
+	}
+	if fieldType(c.spec) == pinot.Metric {
+		return PassThrough
+	}
+	return LZ4
 }
 
 func (c *column) writeDictionary(w io.Writer) error {
@@ -246,6 +321,9 @@ func (c *column) useFixedBytesDict() bool {
 
 // strBytes views a string as bytes without copying (read-only use).
 func strBytes(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// bytesStr views bytes as a string without copying (b must not change while in use).
+func bytesStr(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // writeRaw writes the raw forward index from the sorted values and ids.
 func (c *column) writeRaw(w io.Writer, dir string, compID int) error {

@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/big"
 	"slices"
+	"strings"
 	"unsafe"
 
 	"github.com/floehq/floe/pinot"
@@ -15,16 +16,29 @@ import (
 
 // numDict collects the distinct values of a fixed-width column in first-seen
 // order and hands out provisional ids; sort assigns the final ids.
+//
+// A high-cardinality column switches to row mode (toRows): the map is
+// dropped and every value is kept in row order (8 bytes a row instead of a
+// hash entry per distinct value); finishRows then sorts and binary-searches.
 type numDict[T int32 | int64 | float32 | float64] struct {
-	m    map[T]int32
-	vals []T
+	m       map[T]int32
+	vals    []T
+	rowVals []T // row mode: one value per entry, in order
 }
+
+// rowModeMin is the distinct count above which a column may switch to row
+// mode (when more than half its values are distinct).
+const rowModeMin = 1 << 16
 
 func newNumDict[T int32 | int64 | float32 | float64]() *numDict[T] {
 	return &numDict[T]{m: make(map[T]int32, 1024)}
 }
 
 func (d *numDict[T]) id(v T) int32 {
+	if d.rowVals != nil {
+		d.rowVals = append(d.rowVals, v)
+		return -1
+	}
 	if id, ok := d.m[v]; ok {
 		return id
 	}
@@ -32,6 +46,32 @@ func (d *numDict[T]) id(v T) int32 {
 	d.m[v] = id
 	d.vals = append(d.vals, v)
 	return id
+}
+
+// maybeToRows switches to row mode when the dictionary doesn't pay off;
+// ids are the provisional ids of the entries so far.
+func (d *numDict[T]) maybeToRows(ids []int32, force bool) {
+	if d.rowVals != nil || (!force && (len(d.vals) <= rowModeMin || len(d.vals)*2 <= len(ids))) {
+		return
+	}
+	rv := make([]T, len(ids), 2*len(ids))
+	for i, id := range ids {
+		rv[i] = d.vals[id]
+	}
+	d.rowVals, d.vals, d.m = rv, nil, nil
+}
+
+// finishRows (row mode) sorts the distinct values and writes the final id
+// of every entry into ids.
+func (d *numDict[T]) finishRows(ids []int32) {
+	s := slices.Clone(d.rowVals)
+	slices.Sort(s)
+	s = slices.Compact(s)
+	for i, v := range d.rowVals {
+		j, _ := slices.BinarySearch(s, v)
+		ids[i] = int32(j)
+	}
+	d.vals, d.rowVals = s, nil
 }
 
 // sort orders the values ascending (NaN and -0.0 never get here) and
@@ -89,6 +129,9 @@ type bytesDict struct {
 	ar     arena
 	maxLen int
 	minLen int
+	// high: some value holds a byte >= 0xEE (a char >= U+E000), where
+	// UTF-8 byte order and UTF-16 order can differ.
+	high bool
 }
 
 func newBytesDict() *bytesDict {
@@ -105,34 +148,45 @@ func (d *bytesDict) id(b []byte) int32 {
 	d.vals = append(d.vals, s)
 	d.maxLen = max(d.maxLen, len(b))
 	d.minLen = min(d.minLen, len(b))
+	if !d.high {
+		for _, c := range b {
+			if c >= 0xEE {
+				d.high = true
+				break
+			}
+		}
+	}
 	return id
 }
 
 // sort orders values by the stored type's order and returns the remap.
 func (d *bytesDict) sort(t pinot.DataType) []int32 {
-	perm := make([]int32, len(d.vals))
-	for i := range perm {
-		perm[i] = int32(i)
+	type entry struct {
+		s  string
+		id int32
 	}
-	switch t.StoredType() {
-	case pinot.String:
-		slices.SortFunc(perm, func(a, b int32) int { return compareUTF16(d.vals[a], d.vals[b]) })
-	case pinot.BigDecimal:
+	es := make([]entry, len(d.vals))
+	for i, v := range d.vals {
+		es[i] = entry{v, int32(i)}
+	}
+	switch {
+	case t.StoredType() == pinot.BigDecimal:
 		keys := make([]decKey, len(d.vals))
 		for i, v := range d.vals {
 			keys[i].u, keys[i].scale = decodeDecimalKey([]byte(v))
 		}
-		slices.SortFunc(perm, func(a, b int32) int { return compareDecimal(&keys[a], &keys[b]) })
-	default:
-		slices.SortFunc(perm, func(a, b int32) int { return cmp.Compare(d.vals[a], d.vals[b]) })
+		slices.SortFunc(es, func(a, b entry) int { return compareDecimal(&keys[a.id], &keys[b.id]) })
+	case t.StoredType() == pinot.String && d.high:
+		slices.SortFunc(es, func(a, b entry) int { return compareUTF16(a.s, b.s) })
+	default: // BYTES, and STRING without chars >= U+E000: byte order is the order
+		slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.s, b.s) })
 	}
-	remap := make([]int32, len(perm))
-	sorted := make([]string, len(perm))
-	for newID, old := range perm {
-		remap[old] = int32(newID)
-		sorted[newID] = d.vals[old]
+	remap := make([]int32, len(es))
+	for newID, e := range es {
+		remap[e.id] = int32(newID)
+		d.vals[newID] = e.s
 	}
-	d.vals, d.m = sorted, nil
+	d.m = nil
 	return remap
 }
 

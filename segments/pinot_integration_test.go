@@ -90,8 +90,9 @@ type genColumn struct {
 	raw      bool
 	dict     bool
 	inverted bool
-	values   []any // inputs, one per row
-	nullAs   any   // what a null becomes, when not the default null value
+	values   []any  // inputs, one per row
+	nullAs   any    // what a null becomes, when not the default null value
+	auto     string // expected automatic encoding, when checked
 }
 
 // genValues builds n inputs for a column: edge values in turn, with nulls
@@ -397,7 +398,10 @@ func checkDump(t *testing.T, sc segCase, res *segments.Result, d pinottest.Segme
 			t.Errorf("%s: Pinot has no column %s", sc.name, name)
 			continue
 		}
-		if info.HasDictionary == c.raw {
+		if c.auto != "" && info.HasDictionary != (c.auto == segments.EncodingDictionary) {
+			t.Errorf("%s/%s: hasDictionary=%v, want %s", sc.name, name, info.HasDictionary, c.auto)
+		}
+		if c.auto == "" && info.HasDictionary == c.raw {
 			t.Errorf("%s/%s: hasDictionary=%v, want %v", sc.name, name, info.HasDictionary, !c.raw)
 		}
 		if name == sc.sorted && !info.Sorted {
@@ -585,6 +589,9 @@ func TestPinotReadsBigSegment(t *testing.T) {
 		{spec: pinot.FieldSpec{Name: "uid", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, raw: true},
 		{spec: pinot.FieldSpec{Name: "tags", DataType: pinot.Int, FieldType: pinot.Dimension}},
 		{spec: pinot.FieldSpec{Name: "tags_raw", DataType: pinot.String, FieldType: pinot.Dimension}, raw: true},
+		// No flags: high cardinality sends these through row mode to raw.
+		{spec: pinot.FieldSpec{Name: "uid_auto", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, auto: segments.EncodingRaw},
+		{spec: pinot.FieldSpec{Name: "rand", DataType: pinot.Double, FieldType: pinot.Metric, SingleValue: true}, auto: segments.EncodingRaw},
 	}
 	for i := range cols {
 		cols[i].values = make([]any, n)
@@ -606,6 +613,12 @@ func TestPinotReadsBigSegment(t *testing.T) {
 		}
 		cols[4].values[r] = l
 		cols[5].values[r] = s
+		cols[6].values[r] = fmt.Sprintf("%x", uint64(r)*0x9E3779B97F4A7C15)
+		cols[7].values[r] = float64(r*7919%n) / 7
+		if r%13 == 0 {
+			cols[6].values[r] = nil
+			cols[7].values[r] = math.NaN()
+		}
 	}
 	sc := segCase{name: "big", nullHandling: true, rows: n, cols: cols, compression: "ZSTANDARD"}
 	start := time.Now()
