@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -133,15 +132,4 @@ func (a *app) Close(ctx context.Context) error {
 // loadConfig parses flags' config path and loads the configuration.
 func loadConfig(path string) (config.Config, error) {
 	return config.Load(path, os.Environ())
-}
-
-// splitList splits a comma-separated flag value.
-func splitList(v string) []string {
-	var out []string
-	for _, s := range strings.Split(v, ",") {
-		if s = strings.TrimSpace(s); s != "" {
-			out = append(out, s)
-		}
-	}
-	return out
 }
