@@ -180,15 +180,15 @@ func (g *glueNative) LoadTable(ctx context.Context, ident TableIdent) (*Table, e
 // glueMetadataLocation checks a Glue table's Iceberg parameters.
 func glueMetadataLocation(params map[string]string) (string, error) {
 	if tt := params["table_type"]; !strings.EqualFold(tt, "ICEBERG") {
-		return "", fmt.Errorf("not an Iceberg table: Parameters.table_type is %q, want ICEBERG", tt)
+		return "", fmt.Errorf("not an Iceberg table: table parameter table_type is %q, want ICEBERG", tt)
 	}
 	loc, ok := params["metadata_location"]
 	if !ok || strings.TrimSpace(loc) == "" {
-		return "", errors.New("Parameters.metadata_location is missing: the table has no Iceberg metadata pointer")
+		return "", errors.New("table parameter metadata_location is missing: the table has no Iceberg metadata pointer")
 	}
 	u, err := url.Parse(loc)
 	if err != nil || u.Scheme == "" || u.Path == "" || !strings.HasSuffix(loc, ".metadata.json") && !strings.HasSuffix(loc, ".metadata.json.gz") {
-		return "", fmt.Errorf("Parameters.metadata_location %q is malformed: want a URL such as s3://bucket/path/00001-<uuid>.metadata.json", loc)
+		return "", fmt.Errorf("table parameter metadata_location %q is malformed: want a URL such as s3://bucket/path/00001-<uuid>.metadata.json", loc)
 	}
 	return loc, nil
 }
