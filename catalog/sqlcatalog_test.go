@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -72,6 +73,10 @@ func TestSQLCatalog_BrowseAndLoad(t *testing.T) {
 	if info.SnapshotCount != 2 || info.FormatVersion != 2 || info.CurrentSnapshot == nil ||
 		info.CurrentSnapshot.Summary["total-records"] != "30" || len(info.Schema.Fields()) != 2 {
 		t.Errorf("Describe = %+v, want 2 snapshots, v2, 30 records, 2 fields", info)
+	}
+	js, err := json.Marshal(info)
+	if err != nil || !containsAll(string(js), `"snapshotCount":2`, `"formatVersion":2`, `"name":"id"`, `"metadataLocation"`) {
+		t.Errorf("TableInfo JSON = %s, %v", js, err)
 	}
 	rows := countRows(t, tbl)
 	if rows != 30 {
