@@ -165,6 +165,19 @@
 // entries/2; fixed-width METRIC columns when dictionary + packed ids exceed
 // 0.85 × the raw size. Other fixed-width columns stay dictionary-encoded.
 //
+// # Memory (row mode)
+//
+// While reading, a column keeps its distinct values (typed hash maps;
+// strings copied into 1 MiB arena blocks) and a 4-byte provisional id per
+// value. Once a column has more than 65,536 distinct values and more than
+// half its values are distinct (or it is in NoDictionary), it switches to
+// row mode: fixed-width values are kept in row order (8 bytes each, sorted
+// and binary-searched at the end), variable-width values go to a spill file
+// in Config.TempDir and only a 64-bit hash per distinct value stays in
+// memory (exact cardinality up to hash collisions), with min, max, lengths
+// and sortedness. If the final statistics still call for a dictionary, it
+// is rebuilt from the spill; the bytes are the same either way.
+//
 // # Invariants (tests cite these)
 //
 //	S1  Same input and Config give the same bytes in every file, except the
