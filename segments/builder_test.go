@@ -48,7 +48,7 @@ func tinyRows() [][]any {
 		{int64(2), nil, "San, Jose", int64(1700003600000), nil, "y", "-2"},
 		{int64(3), 2.5, nil, int64(1700000000001), []any{"c"}, " lead", nil},
 		{int64(4), math.NaN(), "Paris", int64(1700000000002), []any{"a", "a", "d"}, "日本", "1E+3"},
-		{int64(5), -0.0, "Zürich", int64(1700000000003), []any{}, "😀", "0.001"},
+		{int64(5), math.Copysign(0, -1), "Zürich", int64(1700000000003), []any{}, "😀", "0.001"},
 	}
 }
 

@@ -29,7 +29,6 @@ type rowSpill struct {
 	sorted  bool
 	maxLen  int
 	minLen  int
-	high    bool
 	lenBuf  [binary.MaxVarintLen64]byte
 	decKeys bool
 }

@@ -25,9 +25,6 @@ func (p *properties) set(key, value string) {
 	p.b.WriteByte('\n')
 }
 
-// setf writes a formatted value.
-func (p *properties) setf(key, format string, args ...any) { p.set(key, fmt.Sprintf(format, args...)) }
-
 // setList writes a list value: items escaped one by one, joined by ','.
 func (p *properties) setList(key string, items []string) {
 	esc := make([]string, len(items))

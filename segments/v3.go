@@ -42,7 +42,6 @@ type partWriter struct {
 	n       int64
 	h       hash.Hash32
 	entries []psfEntry
-	cur     *psfEntry
 }
 
 func newPartWriter(path string) (*partWriter, error) {
