@@ -120,6 +120,15 @@ var awsCodes = map[string]error{
 	"IncorrectEndpoint":            ErrWrongRegion,
 }
 
+// sqlStates maps SQLSTATE codes (Postgres) to categories.
+var sqlStates = map[string]error{
+	"28000": ErrBadCredentials, // invalid_authorization_specification
+	"28P01": ErrBadCredentials, // invalid_password
+	"42501": ErrAccessDenied,   // insufficient_privilege
+	"3D000": ErrNotFound,       // invalid_catalog_name (no such database)
+	"42P01": ErrNotFound,       // undefined_table (no iceberg_tables)
+}
+
 // classify returns the sentinel category of err, or nil.
 func classify(err error) error {
 	var apiErr smithy.APIError
@@ -139,6 +148,12 @@ func classify(err error) error {
 		return ErrNotFound
 	case errors.Is(err, syscall.ECONNREFUSED), errors.Is(err, syscall.EHOSTUNREACH), errors.Is(err, syscall.ENETUNREACH):
 		return ErrUnreachable
+	}
+	var sqlErr interface{ SQLState() string }
+	if errors.As(err, &sqlErr) {
+		if kind, ok := sqlStates[sqlErr.SQLState()]; ok {
+			return kind
+		}
 	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {

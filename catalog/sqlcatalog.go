@@ -10,7 +10,8 @@ import (
 	"strings"
 
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
-	_ "modernc.org/sqlite" // database/sql driver "sqlite" (pure Go)
+	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" (Postgres)
+	_ "modernc.org/sqlite"             // database/sql driver "sqlite" (pure Go)
 )
 
 // sqlDialect maps a dialect prop to iceberg-go's dialect ("" if unknown).

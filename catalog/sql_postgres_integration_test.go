@@ -1,0 +1,39 @@
+//go:build integration
+
+package catalog_test
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/internal/testpeer"
+)
+
+// TestSQL_PyIcebergOnPostgres: a SQL catalog written by PyIceberg into a
+// real PostgreSQL is read by floe (pgx driver, password from the secrets).
+func TestSQL_PyIcebergOnPostgres(t *testing.T) {
+	pg := testpeer.StartPostgres(t)
+	wh := "file://" + filepath.Join(t.TempDir(), "wh")
+	pyURI := strings.Replace(pg.URL(true), "postgres://", "postgresql+psycopg2://", 1)
+	written := pyIceberg(t, "sql", "--uri", pyURI, "--warehouse", wh, "--catalog", "pgcat", "sales.orders", "hr.people")
+
+	cfg := catalog.Config{Name: "pg", Type: catalog.TypeSQL,
+		Props:   map[string]string{catalog.PropURI: pg.URL(false), catalog.PropSQLCatalogName: "pgcat"},
+		Secrets: map[string]string{catalog.SecretPassword: pg.Password}}
+	cat := openOK(t, cfg)
+	nss, err := cat.ListNamespaces(t.Context(), nil, catalog.PageRequest{})
+	if err != nil || len(nss.Items) != 2 {
+		t.Fatalf("ListNamespaces = %v, %v; want hr and sales", nss.Items, err)
+	}
+	checkLoaded(t, cat, catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"}, written[0].MetadataLocation)
+	checkValid(t, cat)
+
+	cfg.Secrets = map[string]string{catalog.SecretPassword: "not-the-password"}
+	_, err = catalog.Open(t.Context(), cfg, discard())
+	if !errors.Is(err, catalog.ErrBadCredentials) || strings.Contains(err.Error(), "not-the-password") {
+		t.Fatalf("Open(wrong password) = %v, want ErrBadCredentials without the password", err)
+	}
+}
