@@ -49,7 +49,7 @@ type columnMeta struct {
 func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, error) {
 	if c.rows2 != nil {
 		rs := c.rows2
-		m := columnMeta{spec: c.spec, cardinality: len(rs.hashes), totalEntries: int64(len(c.ids)), maxMV: c.maxMV}
+		m := columnMeta{spec: c.spec, cardinality: rs.cardinality(), totalEntries: int64(len(c.ids)), maxMV: c.maxMV}
 		m.bits = bitsPerElement(m.cardinality)
 		m.sorted = c.sv && rs.sorted
 		c.bytesMinMax(&m, bytesStr(rs.min), bytesStr(rs.max))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/zeebo/xxh3"
@@ -21,7 +22,8 @@ import (
 type rowSpill struct {
 	stored  pinot.DataType
 	sp      *spill
-	hashes  map[uint64]struct{}
+	hashes  []uint64 // xxh3 of each value; sorted+deduplicated when it doubles
+	dedup   int      // len(hashes) after the last deduplication
 	n       int64
 	min     []byte
 	max     []byte
@@ -38,7 +40,7 @@ func newRowSpill(dir string, stored pinot.DataType) (*rowSpill, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rowSpill{stored: stored, sp: sp, hashes: make(map[uint64]struct{}, 1<<16), sorted: true,
+	return &rowSpill{stored: stored, sp: sp, hashes: make([]uint64, 0, 1<<16), sorted: true,
 		minLen: int(^uint(0) >> 1), decKeys: stored == pinot.BigDecimal}, nil
 }
 
@@ -66,7 +68,10 @@ func (r *rowSpill) add(b []byte) error {
 	if _, err := r.sp.Write(b); err != nil {
 		return err
 	}
-	r.hashes[xxh3.Hash(b)] = struct{}{}
+	r.hashes = append(r.hashes, xxh3.Hash(b))
+	if len(r.hashes) >= 2*max(r.dedup, 1<<15) {
+		r.compactHashes()
+	}
 	if r.n == 0 {
 		r.min, r.max, r.prev = append(r.min[:0], b...), append(r.max[:0], b...), append(r.prev[:0], b...)
 	} else {
@@ -87,6 +92,20 @@ func (r *rowSpill) add(b []byte) error {
 	r.maxLen = max(r.maxLen, len(b))
 	r.minLen = min(r.minLen, len(b))
 	return nil
+}
+
+// compactHashes sorts and deduplicates the hashes (amortized O(n log n)),
+// so memory follows the distinct count, not the row count.
+func (r *rowSpill) compactHashes() {
+	slices.Sort(r.hashes)
+	r.hashes = slices.Compact(r.hashes)
+	r.dedup = len(r.hashes)
+}
+
+// cardinality is the number of distinct values (64-bit hashes).
+func (r *rowSpill) cardinality() int {
+	r.compactHashes()
+	return len(r.hashes)
 }
 
 // reader returns a reader over the spilled values; next returns each value
