@@ -65,11 +65,17 @@ func TestHadoopCatalog_LocalWarehouse(t *testing.T) {
 	}
 }
 
-func TestSQLCatalog_UnknownDriver(t *testing.T) {
+func TestSQLCatalog_OpenErrors(t *testing.T) {
 	_, err := catalog.Open(t.Context(), catalog.Config{Name: "pg", Type: catalog.TypeSQL,
-		Props: map[string]string{"uri": "postgres://floe@127.0.0.1:1/cat"}, Secrets: map[string]string{"password": "pw-secret"}}, discard())
-	if !errors.Is(err, catalog.ErrInvalidConfig) || !strings.Contains(err.Error(), `connections.pg.props.driver: database/sql driver "pgx"`) ||
+		Props: map[string]string{"uri": "postgres://floe@127.0.0.1:1/cat", "driver": "no-such-driver"}, Secrets: map[string]string{"password": "pw-secret"}}, discard())
+	if !errors.Is(err, catalog.ErrInvalidConfig) || !strings.Contains(err.Error(), `connections.pg.props.driver: database/sql driver "no-such-driver"`) ||
 		strings.Contains(err.Error(), "pw-secret") {
-		t.Fatalf("Open(postgres without driver) = %v, want a props.driver error without the password", err)
+		t.Fatalf("Open(driver not built in) = %v, want a props.driver error without the password", err)
+	}
+	dead := "127.0.0.1:" + itoa(freePort(t))
+	_, err = catalog.Open(t.Context(), catalog.Config{Name: "pg", Type: catalog.TypeSQL,
+		Props: map[string]string{"uri": "postgres://floe@" + dead + "/cat?sslmode=disable"}, Secrets: map[string]string{"password": "pw-secret"}}, discard())
+	if !errors.Is(err, catalog.ErrUnreachable) || !strings.Contains(err.Error(), dead) || strings.Contains(err.Error(), "pw-secret") {
+		t.Fatalf("Open(postgres down) = %v, want ErrUnreachable naming %s without the password", err, dead)
 	}
 }

@@ -2,8 +2,10 @@ package catalog_test
 
 import (
 	"github.com/floehq/floe/catalog"
+	"net"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 func containsAll(s string, subs ...string) bool {
@@ -25,4 +27,15 @@ func stepIndex(rep catalog.Report, name string) int {
 		}
 	}
 	return -1
+}
+
+// freePort returns a loopback port that was free a moment ago.
+func freePort(t *testing.T) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
 }
