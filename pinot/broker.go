@@ -16,11 +16,14 @@ type Broker struct {
 	base    string
 	client  *http.Client
 	headers map[string]string
+	// NullHandling asks for SQL null semantics (enableNullHandling); on by
+	// default. Servers older than 1.0 refuse it.
+	NullHandling bool
 }
 
 // NewBroker returns a broker client for baseURL.
 func NewBroker(baseURL string, timeout time.Duration, headers map[string]string) *Broker {
-	return &Broker{base: strings.TrimRight(baseURL, "/"), client: &http.Client{Timeout: timeout}, headers: headers}
+	return &Broker{base: strings.TrimRight(baseURL, "/"), client: &http.Client{Timeout: timeout}, headers: headers, NullHandling: true}
 }
 
 // ResultTable is a query answer.
@@ -44,10 +47,14 @@ type brokerResponse struct {
 	} `json:"exceptions"`
 }
 
-// Query runs sql with null handling on. The broker answers HTTP 200 even
-// for failed queries, so its exceptions list is checked too.
+// Query runs sql. The broker answers HTTP 200 even for failed queries, so
+// its exceptions list is checked too.
 func (b *Broker) Query(ctx context.Context, sql string) (*ResultTable, error) {
-	body, _ := json.Marshal(map[string]string{"sql": sql, "queryOptions": "enableNullHandling=true;timeoutMs=30000"})
+	opts := "timeoutMs=30000"
+	if b.NullHandling {
+		opts = "enableNullHandling=true;" + opts
+	}
+	body, _ := json.Marshal(map[string]string{"sql": sql, "queryOptions": opts})
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, b.base+"/query/sql", bytes.NewReader(body))
 	if err != nil {
 		return nil, fmt.Errorf("query: %w", err)

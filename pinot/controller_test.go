@@ -68,6 +68,16 @@ func (f *fakeController) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.record("end " + r.URL.Query().Get("segmentLineageEntryId"))
 	case strings.HasSuffix(r.URL.Path, "/revertReplaceSegments"):
 		f.record("revert " + r.URL.Query().Get("segmentLineageEntryId"))
+	case r.Method == "POST" && r.URL.Path == "/schemas":
+		f.record("schema override=" + r.URL.Query().Get("override"))
+	case r.Method == "GET" && r.URL.Path == "/tables/old":
+		io.WriteString(w, `{}`) // how Pinot 0.x answers for a missing table
+	case r.Method == "GET" && r.URL.Path == "/tables/there":
+		io.WriteString(w, `{"OFFLINE":{"tableName":"there_OFFLINE"}}`)
+	case r.Method == "GET" && r.URL.Path == "/tables/new":
+		http.Error(w, `{"code":404,"error":"Table new not found"}`, 404)
+	case r.Method == "POST" && r.URL.Path == "/tables":
+		f.record("create table skip=" + r.URL.Query().Get("validationTypesToSkip"))
 	case r.Method == "GET" && r.URL.Path == "/segments/t":
 		io.WriteString(w, `[{"OFFLINE":["s1","s2"]}]`)
 	case r.Method == "GET" && r.URL.Path == "/segments/missing":
@@ -169,5 +179,22 @@ func TestLocalDir_ReplaceSwapsManifest(t *testing.T) {
 	}
 	if _, err := d.ListSegments(ctx, "nope"); !errors.Is(err, pinot.ErrTableMissing) {
 		t.Fatalf("want ErrTableMissing, got %v", err)
+	}
+}
+
+func TestController_EnsureTable(t *testing.T) {
+	for name, want := range map[string]string{
+		"old":   "schema override=true\ncreate table skip=TASK",
+		"new":   "schema override=true\ncreate table skip=TASK",
+		"there": "schema override=true",
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := &fakeController{}
+			c := newController(t, f)
+			err := c.EnsureTable(context.Background(), &pinot.Schema{Name: name}, &pinot.TableConfig{TableName: name})
+			if err != nil || strings.Join(f.calls, "\n") != want {
+				t.Fatalf("calls %q, err %v; want %q", f.calls, err, want)
+			}
+		})
 	}
 }
