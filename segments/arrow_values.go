@@ -18,7 +18,6 @@ type arrowScratch struct {
 	f64                    []float64
 	bools                  []bool
 	bytes                  [][]byte
-	int96                  [][3]uint32
 }
 
 // appendArrow fills v from one batch column. nulls (nil: none) marks null

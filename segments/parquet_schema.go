@@ -147,7 +147,7 @@ func bindParquetField(root *parquet.Column, f pinot.FieldSpec, path string) (pqB
 	}
 	b.field = f
 	if err := checkConversion(b.src, f); err != nil {
-		return pqBinding{}, fmt.Errorf("Parquet column %s: %w", b.source, err)
+		return pqBinding{}, fmt.Errorf("read Parquet column %s: %w", b.source, err)
 	}
 	return b, nil
 }

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	"github.com/RoaringBitmap/roaring/v2"
-
-	"github.com/floehq/floe/pinot"
 )
 
 // ColumnData is one column of a segment, decoded.
@@ -155,6 +153,3 @@ func (s *Segment) ReadAll() ([]*ColumnData, error) {
 	}
 	return out, nil
 }
-
-// isBooleanColumn reports whether values are 0/1 ints shown as booleans.
-func isBooleanColumn(c *SegmentColumn) bool { return c.DataType == pinot.Boolean }
