@@ -3,6 +3,7 @@ package segments
 import (
 	"encoding/binary"
 	"fmt"
+	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
 )
@@ -83,6 +84,9 @@ func (s *Segment) readDictColumn(d *ColumnData, fwd []byte) error {
 	ids, format, err := readDictForward(fwd, c, s.TotalDocs)
 	if err != nil {
 		return err
+	}
+	if isVarLength(db) {
+		format = strings.Replace(format, "dictionary", "var-length dictionary", 1)
 	}
 	d.Dictionary, d.Forward = dict, format
 	d.Values = make([]any, s.TotalDocs)

@@ -78,7 +78,8 @@ func pcTableConfig(indexConfig string) []byte {
 // pcTableConfigs exercise the dictionary formats and every raw format and
 // codec Pinot 1.5.1 writes.
 var pcTableConfigs = map[string]string{
-	"dictionary": `"tableIndexConfig": {"invertedIndexColumns": ["lo", "tags"], "sortedColumn": []}`,
+	"dictionary": `"tableIndexConfig": {"invertedIndexColumns": ["lo", "tags"], "sortedColumn": [],
+  "varLengthDictionaryColumns": ["s", "names", "nested"]}`,
 	"raw v4 codecs": `"tableIndexConfig": {"noDictionaryColumns": ["i","l","f","d","s","b","dec","tags","names","nested","ts"]},
   "fieldConfigList": [
     {"name": "i", "encodingType": "RAW", "compressionCodec": "SNAPPY"},
@@ -157,6 +158,11 @@ func TestOpenSegment_pinotCreated(t *testing.T) {
 				t.Fatal(err)
 			}
 			dump := h.ReadSegments(t, []string{dir})[0]
+			if name == "dictionary" {
+				checkForward(t, dir, "s", "var-length dictionary")
+				checkForward(t, dir, "lo", "dictionary, fixed-bit")
+				checkForward(t, dir, "i", "dictionary, sorted")
+			}
 			for _, p := range []string{dir, tarPath} {
 				seg, err := segments.OpenSegment(p)
 				if err != nil {
@@ -547,5 +553,22 @@ func TestOpenSegment_pinotDelta(t *testing.T) {
 				t.Fatalf("column %s (%s) doc %d: floe read %v, source %v", name, d.Forward, doc, d.Values[doc], f(r))
 			}
 		}
+	}
+}
+
+// checkForward asserts the forward index format floe reports for a column,
+// so each subtest provably covers the formats it is meant to.
+func checkForward(t *testing.T, dir, column, want string) {
+	t.Helper()
+	seg, err := segments.OpenSegment(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := seg.ReadColumn(column)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(d.Forward, want) {
+		t.Fatalf("column %s forward index is %q, want %q", column, d.Forward, want)
 	}
 }
