@@ -3,6 +3,7 @@ package segments_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"iter"
 	"math/big"
@@ -13,7 +14,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/extensions"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/google/uuid"
 
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
@@ -157,4 +160,89 @@ func check[T any](t *testing.T, what string, got, want T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("%s = %v, want %v", what, got, want)
 	}
+}
+
+// TestArrowSource_types converts one column of each Arrow type, built from
+// JSON with Arrow's own parser; the third row is null in every column.
+func TestArrowSource_types(t *testing.T) {
+	u := uuid.MustParse("123e4567-e89b-12d3-a456-426614174000")
+	tests := []struct {
+		name string
+		typ  arrow.DataType
+		json string
+		to   pinot.DataType
+		mv   bool
+		want []any
+	}{
+		{"int8", arrow.PrimitiveTypes.Int8, `[-5, 7, null]`, pinot.Int, false, []any{int64(-5), int64(7), nil}},
+		{"uint32", arrow.PrimitiveTypes.Uint32, `[4294967295, 0, null]`, pinot.Long, false, []any{int64(4294967295), int64(0), nil}},
+		{"int16 to string", arrow.PrimitiveTypes.Int16, `[-5, 300, null]`, pinot.String, false, []any{"-5", "300", nil}},
+		{"float32", arrow.PrimitiveTypes.Float32, `[1.5, -0.25, null]`, pinot.Double, false, []any{1.5, -0.25, nil}},
+		{"bool", arrow.FixedWidthTypes.Boolean, `[true, false, null]`, pinot.Boolean, false, []any{int64(1), int64(0), nil}},
+		{"bool to string", arrow.FixedWidthTypes.Boolean, `[true, false, null]`, pinot.String, false, []any{"true", "false", nil}},
+		{"large string", arrow.BinaryTypes.LargeString, `["a", "日本", null]`, pinot.String, false, []any{"a", "日本", nil}},
+		{"string view", arrow.BinaryTypes.StringView, `["short", "a string longer than twelve bytes", null]`, pinot.JSON, false, []any{"short", "a string longer than twelve bytes", nil}},
+		{"binary", arrow.BinaryTypes.Binary, `["AAE=", "", null]`, pinot.Bytes, false, []any{"\x00\x01", "", nil}},
+		{"fixed", &arrow.FixedSizeBinaryType{ByteWidth: 2}, `["AAE=", "//8=", null]`, pinot.Bytes, false, []any{"\x00\x01", "\xff\xff", nil}},
+		{"uuid", extensions.NewUUIDType(), `["` + u.String() + `", "` + uuid.Nil.String() + `", null]`, pinot.String, false, []any{u.String(), uuid.Nil.String(), nil}},
+		{"time64 us", arrow.FixedWidthTypes.Time64us, `[3600000001, 0, null]`, pinot.Long, false, []any{int64(3600000001), int64(0), nil}},
+		{"time32 ms", arrow.FixedWidthTypes.Time32ms, `[1500, 0, null]`, pinot.Long, false, []any{int64(1_500_000), int64(0), nil}},
+		{"date64", arrow.FixedWidthTypes.Date64, `[86400000, -86400000, null]`, pinot.Int, false, []any{int64(1), int64(-1), nil}},
+		{"date32 string", arrow.FixedWidthTypes.Date32, `[19000, -1, null]`, pinot.String, false, []any{"2022-01-08", "1969-12-31", nil}},
+		{"timestamp ns", arrow.FixedWidthTypes.Timestamp_ns, `[1700000000123999999, -1, null]`, pinot.Timestamp, false, []any{int64(1700000000123), int64(-1), nil}},
+		{"timestamp s", arrow.FixedWidthTypes.Timestamp_s, `[1700000000, -1, null]`, pinot.Timestamp, false, []any{int64(1700000000000), int64(-1000), nil}},
+		{"timestamp raw", arrow.FixedWidthTypes.Timestamp_us, `[1700000000123456, 1, null]`, pinot.Long, false, []any{int64(1700000000123456), int64(1), nil}},
+		{"decimal256 text", &arrow.Decimal256Type{Precision: 40, Scale: 3}, `["-12.345", "0.001", null]`, pinot.String, false, []any{"-12.345", "0.001", nil}},
+		{"decimal128 double", &arrow.Decimal128Type{Precision: 10, Scale: 2}, `["1.25", "-3.10", null]`, pinot.Double, false, []any{1.25, -3.1, nil}},
+		{"map", arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), `[[{"key": "b", "value": 2}, {"key": "a", "value": null}], [], null]`,
+			pinot.JSON, false, []any{`{"b":2,"a":null}`, `{}`, nil}},
+		{"list of struct", arrow.ListOf(arrow.StructOf(arrow.Field{Name: "z", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true})),
+			`[[{"z": 1, "a": "x\"y"}], [], null]`, pinot.JSON, false, []any{`[{"z":1,"a":"x\"y"}]`, `[]`, nil}},
+		{"large list", arrow.LargeListOf(arrow.BinaryTypes.String), `[["a", null, "b"], [], null]`, pinot.String, true, []any{[]any{"a", "b"}, nil, nil}},
+		{"scalar into multi-value", arrow.PrimitiveTypes.Int32, `[4, 5, null]`, pinot.Int, true, []any{[]any{int64(4)}, []any{int64(5)}, nil}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			arr, _, err := array.FromJSON(memory.DefaultAllocator, tt.typ, strings.NewReader(tt.json))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer arr.Release()
+			schema := arrow.NewSchema([]arrow.Field{{Name: "pad", Type: arrow.PrimitiveTypes.Int64}, {Name: "c", Type: tt.typ, Nullable: true}}, nil)
+			pad, _, _ := array.FromJSON(memory.DefaultAllocator, arrow.PrimitiveTypes.Int64, strings.NewReader(`[0, 1, 2, 3]`))
+			defer pad.Release()
+			full := array.NewRecordBatch(schema, []arrow.Array{pad, withLeadingRow(t, arr)}, 4)
+			rec := full.NewSlice(1, 4) // a sliced batch: every array has an offset
+			full.Release()
+			f := pinot.FieldSpec{Name: "c", DataType: tt.to, SingleValue: !tt.mv}
+			ps := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{f}}
+			src, err := segments.NewArrowSource(schema, batchesOf(rec), segments.ArrowSourceConfig{Schema: ps, Name: "mem"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer src.Close()
+			b, err := src.Next(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for r, want := range tt.want {
+				if got := cellValue(b.Columns[0], f, r); fmt.Sprint(got) != fmt.Sprint(want) {
+					t.Errorf("row %d = %#v, want %#v", r, got, want)
+				}
+			}
+		})
+	}
+}
+
+// withLeadingRow prepends a null row, so slicing it off gives an array
+// with a non-zero offset.
+func withLeadingRow(t *testing.T, arr arrow.Array) arrow.Array {
+	t.Helper()
+	nulls := array.MakeArrayOfNull(memory.DefaultAllocator, arr.DataType(), 1)
+	defer nulls.Release()
+	out, err := array.Concatenate([]arrow.Array{nulls, arr}, memory.DefaultAllocator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
