@@ -10,6 +10,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	berrors "go.etcd.io/bbolt/errors"
 )
 
 // BoltLockTimeout is how long OpenBolt waits for another process to
@@ -46,7 +47,7 @@ var _ Store = (*Bolt)(nil)
 // with an error naming the file when another process holds it.
 func OpenBolt(path string) (*Bolt, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: BoltLockTimeout})
-	if errors.Is(err, bolt.ErrTimeout) {
+	if errors.Is(err, berrors.ErrTimeout) {
 		return nil, fmt.Errorf("open bolt store %s: file is locked by another process (waited %s): %w",
 			path, BoltLockTimeout, err)
 	}
@@ -102,7 +103,7 @@ func (b *Bolt) update(op string, fn func(*bolt.Tx) error) error {
 }
 
 func wrapBolt(op string, err error) error {
-	if errors.Is(err, bolt.ErrDatabaseNotOpen) {
+	if errors.Is(err, berrors.ErrDatabaseNotOpen) {
 		err = fmt.Errorf("%w: %w", ErrClosed, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)

@@ -16,7 +16,7 @@ import (
 )
 
 // ErrNotBuilt means the harness classes or libraries are missing.
-var ErrNotBuilt = errors.New("Pinot harness not built: run scripts/setup-pinot.sh")
+var ErrNotBuilt = errors.New("pinot harness not built: run scripts/setup-pinot.sh")
 
 // ErrHarness means the harness JVM failed (bad usage, crash, timeout).
 var ErrHarness = errors.New("pinot harness failed")
