@@ -170,10 +170,25 @@ func timeColumnDefault(c *column, cfg Config) {
 // cleanup closes spill files of columns that never finished.
 func (b *builder) cleanup() {
 	for _, c := range b.cols {
-		if c != nil && c.rows2 != nil {
+		if c == nil {
+			continue
+		}
+		if c.rows2 != nil {
 			c.rows2.remove()
 		}
+		for _, sp := range []*spill{spillOf(c.ints), spillOf(c.longs), spillOf(c.floats), spillOf(c.doubles)} {
+			if sp != nil {
+				sp.remove()
+			}
+		}
 	}
+}
+
+func spillOf[T int32 | int64 | float32 | float64](d *numDict[T]) *spill {
+	if d == nil {
+		return nil
+	}
+	return d.sp
 }
 
 // read consumes the source, feeding each batch's columns in parallel.

@@ -27,7 +27,8 @@ type column struct {
 	doubles *numDict[float64]
 	bytes   *bytesDict
 
-	ids       []int32 // SV: one per row; MV: one per value
+	ids       []int32 // SV: one per row; MV: one per value (nil in row mode until finish)
+	entries   int     // values so far (SV: rows)
 	counts    []int32 // MV: values per row
 	maxMV     int
 	rows      int
@@ -220,7 +221,7 @@ func (c *column) addSV(v *Vector, n int, fn func(int) (int32, bool, error)) erro
 			c.addNull(c.rows + r)
 			continue
 		}
-		c.ids = append(c.ids, id)
+		c.appendID(id)
 	}
 	c.rows += n
 	return nil
@@ -236,7 +237,7 @@ func (c *column) addMV(v *Vector, n int, fn func(int) (int32, bool, error)) erro
 					return c.vectorError("row %d: %v", c.rows+r, err)
 				}
 				if ok {
-					c.ids = append(c.ids, id)
+					c.appendID(id)
 					cnt++
 				}
 			}
@@ -269,19 +270,27 @@ func (c *column) rowMode() bool {
 	case c.rows2 != nil:
 		return true
 	case c.ints != nil:
-		return c.ints.rowVals != nil
+		return c.ints.rowMode
 	case c.longs != nil:
-		return c.longs.rowVals != nil
+		return c.longs.rowMode
 	case c.floats != nil:
-		return c.floats.rowVals != nil
+		return c.floats.rowMode
 	case c.doubles != nil:
-		return c.doubles.rowVals != nil
+		return c.doubles.rowMode
 	}
 	return false
 }
 
+// appendID records one value; row mode (id -1) keeps no per-value id.
+func (c *column) appendID(id int32) {
+	if id >= 0 {
+		c.ids = append(c.ids, id)
+	}
+	c.entries++
+}
+
 func (c *column) addNull(row int) {
-	c.ids = append(c.ids, c.defaultID())
+	c.appendID(c.defaultID())
 	c.nullCount++
 	if c.trackNulls {
 		c.nulls.Add(uint32(row))

@@ -49,7 +49,7 @@ type columnMeta struct {
 func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, error) {
 	if c.rows2 != nil {
 		rs := c.rows2
-		m := columnMeta{spec: c.spec, cardinality: rs.cardinality(), totalEntries: int64(len(c.ids)), maxMV: c.maxMV}
+		m := columnMeta{spec: c.spec, cardinality: rs.cardinality(), totalEntries: int64(c.entries), maxMV: c.maxMV}
 		m.bits = bitsPerElement(m.cardinality)
 		m.sorted = c.sv && rs.sorted
 		c.bytesMinMax(&m, bytesStr(rs.min), bytesStr(rs.max))
@@ -64,18 +64,25 @@ func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, err
 	var card int
 	var remap []int32
 	switch {
-	case c.ints != nil && c.ints.rowVals != nil:
-		c.ints.finishRows(c.ids)
-		card = len(c.ints.vals)
-	case c.longs != nil && c.longs.rowVals != nil:
-		c.longs.finishRows(c.ids)
-		card = len(c.longs.vals)
-	case c.floats != nil && c.floats.rowVals != nil:
-		c.floats.finishRows(c.ids)
-		card = len(c.floats.vals)
-	case c.doubles != nil && c.doubles.rowVals != nil:
-		c.doubles.finishRows(c.ids)
-		card = len(c.doubles.vals)
+	case c.rowMode():
+		var err error
+		switch {
+		case c.ints != nil:
+			c.ids, err = c.ints.finishRows()
+			card = len(c.ints.vals)
+		case c.longs != nil:
+			c.ids, err = c.longs.finishRows()
+			card = len(c.longs.vals)
+		case c.floats != nil:
+			c.ids, err = c.floats.finishRows()
+			card = len(c.floats.vals)
+		default:
+			c.ids, err = c.doubles.finishRows()
+			card = len(c.doubles.vals)
+		}
+		if err != nil {
+			return ColumnResult{}, columnMeta{}, nil, c.vectorError("read spilled values: %v", err)
+		}
 	case c.ints != nil:
 		remap, card = c.ints.sort(), len(c.ints.vals)
 	case c.longs != nil:

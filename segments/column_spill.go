@@ -158,7 +158,7 @@ func (c *column) toRowMode(dir string) error {
 		}
 	}
 	c.rows2 = rs
-	c.bytes = nil
+	c.bytes, c.ids = nil, nil
 	c.defID = -1
 	return nil
 }
@@ -168,22 +168,29 @@ func (c *column) toRowMode(dir string) error {
 // above rowModeMin distinct values when more than half the values are
 // distinct (the automatic raw rule would pick raw anyway).
 func (c *column) maybeRowMode() error {
-	if c.keepDict || c.spillDir == "" {
+	if c.keepDict || c.spillDir == "" || c.rowMode() {
 		return nil
 	}
+	switched, err := false, error(nil)
 	switch {
 	case c.bytes != nil:
 		if c.noDict || (len(c.bytes.vals) > rowModeMin && 2*len(c.bytes.vals) > len(c.ids)) {
 			return c.toRowMode(c.spillDir)
 		}
 	case c.ints != nil:
-		c.ints.maybeToRows(c.ids, c.noDict)
+		switched, err = c.ints.maybeToRows(c.ids, c.noDict, c.spillDir)
 	case c.longs != nil:
-		c.longs.maybeToRows(c.ids, c.noDict)
+		switched, err = c.longs.maybeToRows(c.ids, c.noDict, c.spillDir)
 	case c.floats != nil:
-		c.floats.maybeToRows(c.ids, c.noDict)
+		switched, err = c.floats.maybeToRows(c.ids, c.noDict, c.spillDir)
 	case c.doubles != nil:
-		c.doubles.maybeToRows(c.ids, c.noDict)
+		switched, err = c.doubles.maybeToRows(c.ids, c.noDict, c.spillDir)
+	}
+	if err != nil {
+		return err
+	}
+	if switched {
+		c.ids = nil // ids are assigned at finish
 	}
 	return nil
 }
@@ -198,6 +205,7 @@ func (c *column) rebuildDictionary() error {
 		return err
 	}
 	d := newBytesDict()
+	c.ids = make([]int32, c.entries)
 	for i := range c.ids {
 		b, err := next()
 		if err != nil {
@@ -240,7 +248,7 @@ func (c *column) writeRawFromSpill(w io.Writer, dir string, compID int) error {
 		return err
 	}
 	if c.sv {
-		for range c.ids {
+		for range c.entries {
 			b, err := next()
 			if err == nil {
 				err = vw.put(b)

@@ -1,6 +1,7 @@
 package segments
 
 import (
+	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
@@ -17,26 +18,37 @@ import (
 // numDict collects the distinct values of a fixed-width column in first-seen
 // order and hands out provisional ids; sort assigns the final ids.
 //
-// A high-cardinality column switches to row mode (toRows): the map is
-// dropped and every value is kept in row order (8 bytes a row instead of a
-// hash entry per distinct value); finishRows then sorts and binary-searches.
+// A high-cardinality column switches to row mode (maybeToRows): the map is
+// dropped and every value goes, in row order, to a spill file (native byte
+// order, read back by this process only); finishRows reads them back,
+// sorts a copy and binary-searches each value's id.
 type numDict[T int32 | int64 | float32 | float64] struct {
 	m       map[T]int32
 	vals    []T
-	rowVals []T // row mode: one value per entry, in order
+	rowMode bool
+	buf     []T    // row mode: values not yet spilled
+	sp      *spill // row mode: spilled values
+	nRows   int    // row mode: values spilled so far
+	err     error  // row mode: sticky spill error
 }
 
 // rowModeMin is the distinct count above which a column may switch to row
 // mode (when more than half its values are distinct).
 const rowModeMin = 1 << 16
 
+// rowBuf is how many values a row-mode column buffers between spill writes.
+const rowBuf = 1 << 14
+
 func newNumDict[T int32 | int64 | float32 | float64]() *numDict[T] {
 	return &numDict[T]{m: make(map[T]int32, 1024)}
 }
 
 func (d *numDict[T]) id(v T) int32 {
-	if d.rowVals != nil {
-		d.rowVals = append(d.rowVals, v)
+	if d.rowMode {
+		d.buf = append(d.buf, v)
+		if len(d.buf) == cap(d.buf) {
+			d.flushRows()
+		}
 		return -1
 	}
 	if id, ok := d.m[v]; ok {
@@ -48,30 +60,80 @@ func (d *numDict[T]) id(v T) int32 {
 	return id
 }
 
-// maybeToRows switches to row mode when the dictionary doesn't pay off;
-// ids are the provisional ids of the entries so far.
-func (d *numDict[T]) maybeToRows(ids []int32, force bool) {
-	if d.rowVals != nil || (!force && (len(d.vals) <= rowModeMin || len(d.vals)*2 <= len(ids))) {
-		return
+// valueBytes views values as their in-memory bytes.
+func valueBytes[T int32 | int64 | float32 | float64](v []T) []byte {
+	if len(v) == 0 {
+		return nil
 	}
-	rv := make([]T, len(ids), 2*len(ids))
-	for i, id := range ids {
-		rv[i] = d.vals[id]
-	}
-	d.rowVals, d.vals, d.m = rv, nil, nil
+	return unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), len(v)*int(unsafe.Sizeof(v[0])))
 }
 
-// finishRows (row mode) sorts the distinct values and writes the final id
-// of every entry into ids.
-func (d *numDict[T]) finishRows(ids []int32) {
-	s := slices.Clone(d.rowVals)
+func (d *numDict[T]) flushRows() {
+	if d.err == nil {
+		_, d.err = d.sp.Write(valueBytes(d.buf))
+	}
+	d.nRows += len(d.buf)
+	d.buf = d.buf[:0]
+}
+
+// maybeToRows switches to row mode when the dictionary doesn't pay off (or
+// force); ids are the provisional ids of the entries so far.
+func (d *numDict[T]) maybeToRows(ids []int32, force bool, dir string) (bool, error) {
+	if d.rowMode || (!force && (len(d.vals) <= rowModeMin || len(d.vals)*2 <= len(ids))) {
+		return false, nil
+	}
+	sp, err := newSpill(dir)
+	if err != nil {
+		return false, err
+	}
+	d.sp, d.rowMode, d.buf = sp, true, make([]T, 0, rowBuf)
+	for _, id := range ids {
+		d.buf = append(d.buf, d.vals[id])
+		if len(d.buf) == cap(d.buf) {
+			d.flushRows()
+		}
+	}
+	d.vals, d.m = nil, nil
+	return true, d.err
+}
+
+// finishRows (row mode) reads the values back, sorts them in place into
+// the distinct values, then streams the spill a second time to look up each
+// value's final id (12 bytes a row at the peak, not 20).
+func (d *numDict[T]) finishRows() ([]int32, error) {
+	defer d.sp.remove()
+	d.flushRows()
+	if d.err != nil {
+		return nil, d.err
+	}
+	s := make([]T, d.nRows)
+	if err := d.sp.readInto(valueBytes(s)); err != nil {
+		return nil, err
+	}
 	slices.Sort(s)
 	s = slices.Compact(s)
-	for i, v := range d.rowVals {
-		j, _ := slices.BinarySearch(s, v)
-		ids[i] = int32(j)
+	if len(s) < cap(s)/2 {
+		s = slices.Clone(s) // let the big buffer go
 	}
-	d.vals, d.rowVals = s, nil
+	ids := make([]int32, d.nRows)
+	chunk := make([]T, rowBuf)
+	if _, err := d.sp.f.Seek(0, io.SeekStart); err != nil {
+		return nil, err
+	}
+	r := bufio.NewReaderSize(d.sp.f, 1<<20)
+	for i := 0; i < d.nRows; {
+		n := min(len(chunk), d.nRows-i)
+		if _, err := io.ReadFull(r, valueBytes(chunk[:n])); err != nil {
+			return nil, err
+		}
+		for k, v := range chunk[:n] {
+			j, _ := slices.BinarySearch(s, v)
+			ids[i+k] = int32(j)
+		}
+		i += n
+	}
+	d.vals = slices.Clip(s)
+	return ids, nil
 }
 
 // sort orders the values ascending (NaN and -0.0 never get here) and

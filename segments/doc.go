@@ -171,12 +171,16 @@
 // strings copied into 1 MiB arena blocks) and a 4-byte provisional id per
 // value. Once a column has more than 65,536 distinct values and more than
 // half its values are distinct (or it is in NoDictionary), it switches to
-// row mode: fixed-width values are kept in row order (8 bytes each, sorted
-// and binary-searched at the end), variable-width values go to a spill file
-// in Config.TempDir and only a 64-bit hash per distinct value stays in
-// memory (exact cardinality up to hash collisions), with min, max, lengths
-// and sortedness. If the final statistics still call for a dictionary, it
-// is rebuilt from the spill; the bytes are the same either way.
+// row mode: its values go, in row order, to a spill file in Config.TempDir
+// and no per-value id is kept. Fixed-width values are read back at finish,
+// sorted in place into the dictionary and looked up by binary search while
+// streaming the spill again. For variable-width values only a 64-bit hash
+// per value stays in memory (sorted and deduplicated whenever the slice
+// doubles, so it follows the distinct count; exact cardinality up to hash
+// collisions), with min, max, lengths and sortedness. If the final
+// statistics still call for a dictionary (half the values repeat after all,
+// or the column is sorted), it is rebuilt from the spill; the bytes are the
+// same either way (TestBuild_RowModeSameBytesAsDictionary).
 //
 // # Invariants (tests cite these)
 //

@@ -56,6 +56,18 @@ func (s *spill) copyTo(w io.Writer) error {
 	return err
 }
 
+// readInto flushes and reads the spilled bytes into p (len(p) = bytes written).
+func (s *spill) readInto(p []byte) error {
+	if err := s.w.Flush(); err != nil {
+		return err
+	}
+	if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+		return err
+	}
+	_, err := io.ReadFull(s.f, p)
+	return err
+}
+
 func (s *spill) remove() {
 	if s.f != nil {
 		s.f.Close()
