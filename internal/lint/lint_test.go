@@ -71,6 +71,12 @@ func checkFile(t *testing.T, path, rel string) {
 		t.Fatal(err)
 	}
 	defer f.Close()
+	var active []rule
+	for _, r := range rules() {
+		if r.applies(rel) {
+			active = append(active, r)
+		}
+	}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for n := 1; sc.Scan(); n++ {
@@ -78,8 +84,8 @@ func checkFile(t *testing.T, path, rel string) {
 		if strings.HasPrefix(strings.TrimSpace(line), "//") {
 			continue
 		}
-		for _, r := range rules() {
-			if r.applies(rel) && r.pattern.MatchString(line) {
+		for _, r := range active {
+			if r.pattern.MatchString(line) {
 				t.Errorf("%s:%d: %s: %s", rel, n, r.name, r.why)
 			}
 		}
