@@ -246,3 +246,38 @@ func withLeadingRow(t *testing.T, arr arrow.Array) arrow.Array {
 	}
 	return out
 }
+
+func TestArrowSource_dictionaryArrays(t *testing.T) {
+	mem := memory.DefaultAllocator
+	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
+	values, _, err := array.FromJSON(mem, arrow.BinaryTypes.String, strings.NewReader(`["x", "yy", "zzz"]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer values.Release()
+	indices, _, err := array.FromJSON(mem, arrow.PrimitiveTypes.Int8, strings.NewReader(`[2, 0, null, 1, 2]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer indices.Release()
+	dict := array.NewDictionaryArray(dt, indices, values)
+	defer dict.Release()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: dt, Nullable: true}}, nil)
+	rec := array.NewRecordBatch(schema, []arrow.Array{dict}, 5)
+	f := pinot.FieldSpec{Name: "c", DataType: pinot.String, SingleValue: true}
+	src, err := segments.NewArrowSource(schema, batchesOf(rec), segments.ArrowSourceConfig{
+		Schema: &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{f}}, Name: "mem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	b, err := src.Next(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []any
+	for r := 0; r < b.Rows; r++ {
+		got = append(got, cellValue(b.Columns[0], f, r))
+	}
+	check(t, "dictionary column", fmt.Sprint(got), fmt.Sprint([]any{"zzz", "x", nil, "yy", "zzz"}))
+}

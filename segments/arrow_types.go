@@ -61,6 +61,10 @@ func arrowPrimitiveType(dt arrow.DataType) (srcType, error) {
 	case *arrow.Decimal256Type:
 		st.kind, st.scale = kindDecimal, t.Scale
 		return st, nil
+	case *arrow.DictionaryType:
+		inner, err := arrowPrimitiveType(t.ValueType)
+		inner.desc = st.desc
+		return inner, err
 	case *arrow.StructType, *arrow.MapType, arrow.UnionType:
 		st.kind = kindNested
 		return st, nil

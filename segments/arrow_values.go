@@ -11,7 +11,7 @@ import (
 // arrowScratch holds per-column buffers reused from batch to batch.
 type arrowScratch struct {
 	parent, nulls, mvNulls []bool
-	idx                    []int
+	idx, dict              []int
 	i32                    []int32
 	i64, wide              []int64
 	f32                    []float32
@@ -100,10 +100,16 @@ func srcPositions(idx []int, n int, buf *[]int) []int {
 func (c *arrowColumn) appendArrowValues(v *Vector, arr arrow.Array, idx []int) error {
 	sc, conv := &c.scratch, c.conv
 	if conv.src.kind == kindNested {
+		if dict, ok := arr.(*array.Dictionary); ok {
+			return c.appendArrowJSON(v, dict.Dictionary(), dictPositions(dict, srcPositions(idx, arr.Len(), &c.scratch.idx), nil))
+		}
 		return c.appendArrowJSON(v, arr, idx)
 	}
 	if ext, ok := arr.(array.ExtensionArray); ok {
 		arr = ext.Storage()
+	}
+	if dict, ok := arr.(*array.Dictionary); ok {
+		return c.appendArrowDictionary(v, dict, idx)
 	}
 	switch a := arr.(type) {
 	case *array.Int64:
@@ -259,4 +265,34 @@ func (c *arrowColumn) appendArrowJSON(v *Vector, arr arrow.Array, idx []int) err
 		v.Bytes = append(v.Bytes, conv.arena[start:len(conv.arena):len(conv.arena)])
 	}
 	return nil
+}
+
+// appendArrowDictionary converts a dictionary-encoded array by reading its
+// dictionary at each row's index. Null rows read entry 0 (their slot is
+// ignored); a dictionary with no entries holds only nulls.
+func (c *arrowColumn) appendArrowDictionary(v *Vector, a *array.Dictionary, idx []int) error {
+	pos := srcPositions(idx, a.Len(), &c.scratch.idx)
+	if a.Dictionary().Len() == 0 {
+		appendZeros(v, slotOf(c.field.DataType), len(pos))
+		return nil
+	}
+	mapped := dictPositions(a, pos, c.scratch.dict[:0])
+	c.scratch.dict = mapped
+	return c.appendArrowValues(v, a.Dictionary(), mapped)
+}
+
+// dictPositions maps row positions to dictionary entries.
+func dictPositions(a *array.Dictionary, pos []int, out []int) []int {
+	n := a.Dictionary().Len()
+	for _, i := range pos {
+		j := 0
+		if a.IsValid(i) {
+			j = a.GetValueIndex(i)
+		}
+		if j < 0 || j >= n {
+			j = 0
+		}
+		out = append(out, j)
+	}
+	return out
 }
