@@ -11,8 +11,8 @@ cd "$root"
 
 bash scripts/setup-pinot.sh >/dev/null
 mkdir -p .cache/bench
-if [[ ! -x bin/floe ]]; then
-	CGO_ENABLED=0 go build -trimpath -o bin/floe ./cmd/floe
-fi
+# Always build from the working tree (cheap with the build cache), so the
+# numbers never come from a stale binary.
+CGO_ENABLED=0 go build -trimpath -o .cache/bench/floe ./cmd/floe
 go build -o .cache/bench/segbench ./internal/bench/segments
-exec .cache/bench/segbench run -dir .cache/bench -floe bin/floe -report docs/benchmarks.md "$@"
+exec .cache/bench/segbench run -dir .cache/bench -floe .cache/bench/floe -report docs/benchmarks.md "$@"
