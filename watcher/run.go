@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -142,23 +143,13 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 	if len(failed) > 0 {
 		r.run.Error = errors.Join(failed...).Error()
 	}
-	slices.SortFunc(out, func(a, b builtFile) int { return compareStrings(a.plan.Path, b.plan.Path) })
+	slices.SortFunc(out, func(a, b builtFile) int { return strings.Compare(a.plan.Path, b.plan.Path) })
 	for _, b := range out {
 		r.run.SegmentsGenerated += len(b.segments)
 		r.run.Rows += b.rows
 		r.run.Bytes += b.plan.SizeBytes
 	}
 	return out, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // push swaps the segments of changed and dropped files (and any orphans a
@@ -204,7 +195,7 @@ func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.Table
 	prefix := SegmentPrefix(r.table.Name)
 	var from []string
 	for _, name := range existing {
-		if !keep[name] && !newNames[name] && len(name) > len(prefix) && name[:len(prefix)] == prefix {
+		if !keep[name] && !newNames[name] && strings.HasPrefix(name, prefix) {
 			from = append(from, name)
 		}
 	}
