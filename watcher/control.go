@@ -42,7 +42,7 @@ func (w *Watcher) startRun(ctx context.Context, name, trigger string) (string, e
 		case <-ctx.Done():
 			return
 		}
-		run := w.runTable(ctx, t, id, trigger)
+		run := w.runTable(ctx, t, id, trigger, nil)
 		w.logRun(run)
 	}()
 	return id, nil
@@ -82,14 +82,18 @@ const (
 	attrSnapshot = "snapshot_id"
 )
 
+// Progress reports how many of the run's files are converted; total is
+// the number of files the run must build.
+type Progress func(done, total int)
+
 // RunOnce runs one sync of the named table now and waits for it (the CLI's
-// `floe sync`). It does not need Open.
-func (w *Watcher) RunOnce(ctx context.Context, name, trigger string) (checkpoint.Run, error) {
+// `floe sync`). It does not need Open. progress may be nil.
+func (w *Watcher) RunOnce(ctx context.Context, name, trigger string, progress Progress) (checkpoint.Run, error) {
 	t, err := w.deps.Store.GetTable(ctx, name)
 	if err != nil {
 		return checkpoint.Run{}, fmt.Errorf("sync %s: %w", name, err)
 	}
-	run := w.runTable(ctx, t, newRunID(w.clock.Now()), trigger)
+	run := w.runTable(ctx, t, newRunID(w.clock.Now()), trigger, progress)
 	if run.Status == checkpoint.RunFailed {
 		return run, fmt.Errorf("sync %s: %s", name, run.Error)
 	}
@@ -97,7 +101,7 @@ func (w *Watcher) RunOnce(ctx context.Context, name, trigger string) (checkpoint
 }
 
 // runTable takes the lease, executes the run and records it.
-func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger string) checkpoint.Run {
+func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger string, progress Progress) checkpoint.Run {
 	run := checkpoint.Run{ID: id, Table: t.Name, Trigger: trigger, Status: checkpoint.RunRunning,
 		StartedAt: w.clock.Now().UTC(), Owner: w.opts.Owner}
 	lease, err := w.deps.Store.AcquireLease(ctx, t.Name, w.opts.Owner, w.opts.LeaseTTL)
@@ -116,7 +120,8 @@ func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger 
 	if err == nil {
 		// The run enters the history once it has work to do: a check that
 		// finds no new snapshot is only noted in the table's status.
-		r := &runner{w: w, table: t, lease: lease, run: &run, dir: dir, started: func() { w.record(ctx, run) }}
+		r := &runner{w: w, table: t, lease: lease, run: &run, dir: dir, progress: progress,
+			started: func() { w.record(ctx, run) }}
 		err = r.execute(runCtx)
 		_ = os.RemoveAll(dir)
 	}

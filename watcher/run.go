@@ -43,6 +43,8 @@ type runner struct {
 	dir   string
 	// started is called once the run knows it has work to do.
 	started func()
+	// progress, when set, hears of every converted file.
+	progress Progress
 }
 
 // execute does plan → build → push → commit. The caller records the run.
@@ -112,8 +114,12 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 		mu      sync.Mutex
 		out     []builtFile
 		failed  []error
+		done    int
 		skipBad = ContinueOnFileError(r.table.TaskConfig)
 	)
+	if r.progress != nil {
+		r.progress(0, len(plan.Build))
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.w.opts.BuildParallelism)
 	for _, fp := range plan.Build {
@@ -124,6 +130,10 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 			})
 			mu.Lock()
 			defer mu.Unlock()
+			if r.progress != nil {
+				done++
+				r.progress(done, len(plan.Build))
+			}
 			if err != nil {
 				ferr := &FileError{Table: r.table.Name, File: fp.Path, Err: err}
 				if skipBad && gctx.Err() == nil {

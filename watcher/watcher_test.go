@@ -174,7 +174,7 @@ func newHarness(t *testing.T, taskConfig map[string]string) *harness {
 
 func (h *harness) sync(t *testing.T) checkpoint.Run {
 	t.Helper()
-	run, err := h.w.RunOnce(context.Background(), "events", "test")
+	run, err := h.w.RunOnce(context.Background(), "events", "test", nil)
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -284,7 +284,7 @@ func TestWatcher_RunOnce_LostPushAnswerConverges(t *testing.T) {
 	h.lake.overwrite(4)
 	h.up.failNext = true
 	old, _ := h.store.GetCheckpoint(context.Background(), "events")
-	if _, err := h.w.RunOnce(context.Background(), "events", "test"); err == nil {
+	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
 		t.Fatal("want the run to fail")
 	}
 	cp, _ := h.store.GetCheckpoint(context.Background(), "events")
@@ -309,7 +309,7 @@ func TestWatcher_RunOnce_BadFileFailsRun(t *testing.T) {
 		}
 	}
 	h.builder.fail[bad] = true
-	run, err := h.w.RunOnce(context.Background(), "events", "test")
+	run, err := h.w.RunOnce(context.Background(), "events", "test", nil)
 	if err == nil || !strings.Contains(err.Error(), bad) || run.Status != checkpoint.RunFailed {
 		t.Fatalf("want a failed run naming %s, got %v (%+v)", bad, err, run)
 	}
@@ -341,7 +341,7 @@ func TestWatcher_RunOnce_LeaseHeldElsewhere(t *testing.T) {
 	if _, err := h.store.AcquireLease(context.Background(), "events", "other-replica", time.Minute); err != nil {
 		t.Fatal(err)
 	}
-	run, _ := h.w.RunOnce(context.Background(), "events", "test")
+	run, _ := h.w.RunOnce(context.Background(), "events", "test", nil)
 	if run.Status != checkpoint.RunSkipped || len(h.builder.built) != 0 {
 		t.Fatalf("want a skipped run, got %+v", run)
 	}
@@ -368,4 +368,24 @@ func mustCheckpoint(t *testing.T, s checkpoint.Store) checkpoint.Checkpoint {
 		t.Fatal(err)
 	}
 	return cp
+}
+
+func TestWatcher_RunOnce_ReportsProgress(t *testing.T) {
+	h := newHarness(t, nil)
+	h.lake.appendRows(2)
+	h.lake.appendRows(2)
+	h.lake.appendRows(2)
+	var mu sync.Mutex
+	var seen []string
+	_, err := h.w.RunOnce(context.Background(), "events", "test", func(done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, fmt.Sprintf("%d/%d", done, total))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(seen, " ") != "0/3 1/3 2/3 3/3" {
+		t.Fatalf("progress %v", seen)
+	}
 }

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/watcher"
 )
 
 func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -31,9 +34,15 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer a.Close(context.Background())
-	stopProgress := progress(ctx, *tableName, stderr)
-	run, err := a.watcher.RunOnce(ctx, *tableName, "cli")
-	stopProgress()
+	var onProgress watcher.Progress
+	bar := newProgressBar(stderr, *tableName)
+	if bar != nil {
+		onProgress = bar.update
+	}
+	run, err := a.watcher.RunOnce(ctx, *tableName, "cli", onProgress)
+	if bar != nil {
+		bar.finish()
+	}
 	printRun(stdout, run)
 	return err
 }
@@ -47,34 +56,41 @@ func printRun(w io.Writer, r checkpoint.Run) {
 	}
 }
 
-// progress shows a spinner with elapsed time on a terminal while the run
-// is in flight; it prints nothing when stderr is not a terminal.
-func progress(ctx context.Context, table string, w io.Writer) func() {
+// progressBar draws "[#####.....] 5/10 files 12s" on a terminal while the
+// run is in flight; it returns nil (no progress) when w is not a terminal.
+type progressBar struct {
+	w     io.Writer
+	table string
+	start time.Time
+	mu    sync.Mutex
+}
+
+func newProgressBar(w io.Writer, table string) *progressBar {
 	f, ok := w.(*os.File)
 	if !ok || !isTerminal(f) {
-		return func() {}
+		return nil
 	}
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		frames := `|/-\`
-		start := time.Now()
-		tick := time.NewTicker(200 * time.Millisecond)
-		defer tick.Stop()
-		for i := 0; ; i++ {
-			select {
-			case <-done:
-				fmt.Fprint(w, "\r\033[K")
-				return
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				fmt.Fprintf(w, "\r%c syncing %s  %s", frames[i%len(frames)], table, time.Since(start).Round(time.Second))
-			}
-		}
-	}()
-	return func() { close(done); <-stopped }
+	return &progressBar{w: w, table: table, start: time.Now()}
+}
+
+// update redraws the bar.
+func (p *progressBar) update(done, total int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	const width = 30
+	filled := width
+	if total > 0 {
+		filled = width * done / total
+	}
+	fmt.Fprintf(p.w, "\r\033[Ksync %s [%s%s] %d/%d files %s", p.table, strings.Repeat("#", filled),
+		strings.Repeat(".", width-filled), done, total, time.Since(p.start).Round(time.Second))
+}
+
+// finish clears the bar's line.
+func (p *progressBar) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	fmt.Fprint(p.w, "\r\033[K")
 }
 
 // isTerminal reports whether f is a character device.
