@@ -46,6 +46,13 @@ lint: ## go vet, gofmt, staticcheck and floe's own lint rules
 bench-segments: build ## segment conversion benchmark vs Pinot (writes docs/benchmarks.md)
 	bash scripts/bench-segments.sh
 
+.PHONY: bench-store
+bench-store: ## checkpoint store benchmark: memory, Bolt, real Redis (writes docs/benchmarks.md)
+	bash scripts/bench-store.sh
+
+.PHONY: bench
+bench: bench-segments bench-store ## every benchmark
+
 .PHONY: docker
 docker: ## build the container image
 	docker build -t floe:$(VERSION) .
