@@ -2,7 +2,7 @@
 // 1.2 through 1.5.x (and master) load, and packs them as .tar.gz for upload.
 //
 // This comment is the byte spec of what floe writes. Upstream facts come
-// from the apache/pinot sources named in /work/shared/design/pinot-segment-format.md
+// from the apache/pinot sources (Pinot's segment format and controller API)
 // (tags release-1.2.0, release-1.5.1); every constant marked "format: never
 // change" is Pinot's, not ours. Everything is big-endian (BE) unless a table
 // says LE. "int" is 4 bytes two's complement, "long" 8.
