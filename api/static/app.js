@@ -5,6 +5,18 @@
 const $ = (sel) => document.querySelector(sel);
 let selected = null;
 
+// Snapshot ids are 64-bit: JSON.parse would round them. Keep the source
+// text of any integer a double cannot hold exactly (where the browser
+// gives the reviver the source; elsewhere the rounded number shows).
+async function getJSON(url) {
+  const resp = await fetch(url);
+  const body = await resp.text();
+  const data = JSON.parse(body, (key, value, context) =>
+    typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value) && context && context.source
+      ? context.source : value);
+  return { resp, data };
+}
+
 function text(v) { return v === undefined || v === null || v === "" ? "–" : String(v); }
 
 function when(ts) {
@@ -85,9 +97,9 @@ function renderTables(tables) {
 async function renderRuns() {
   const section = $("#runs");
   if (!selected) { section.hidden = true; return; }
-  const resp = await fetch(`/api/v1/tables/${encodeURIComponent(selected)}/runs?limit=20`);
+  const { resp, data } = await getJSON(`/api/v1/tables/${encodeURIComponent(selected)}/runs?limit=20`);
   if (!resp.ok) { section.hidden = true; return; }
-  const { runs } = await resp.json();
+  const { runs } = data;
   $("#runs-table").textContent = selected;
   const body = section.querySelector("tbody");
   body.replaceChildren();
@@ -109,9 +121,9 @@ async function renderRuns() {
 
 async function refresh() {
   try {
-    const resp = await fetch("/api/v1/tables");
+    const { resp, data } = await getJSON("/api/v1/tables");
     if (!resp.ok) throw new Error(`HTTP ${resp.status}`);
-    const { tables } = await resp.json();
+    const { tables } = data;
     renderTables(tables);
     await renderRuns();
     showError("");
