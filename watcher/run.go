@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"sync"
@@ -124,7 +126,7 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 	g.SetLimit(r.w.opts.BuildParallelism)
 	for _, fp := range plan.Build {
 		g.Go(func() error {
-			segs, rows, err := r.w.deps.Builder.Build(gctx, BuildRequest{
+			segs, rows, err := r.buildFile(gctx, BuildRequest{
 				Table: r.table, Schema: schema, TableConfig: tc, Source: src.Table,
 				SnapshotID: plan.SnapshotID, File: fp, OutDir: r.dir,
 			})
@@ -161,6 +163,23 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 	}
 	return out, nil
 }
+
+// buildFile runs the builder on one file. A panic in the builder (a
+// decoder meeting a corrupt file, say) fails that file like an error does,
+// so one bad file can never take the process and other tables down (I6).
+func (r *runner) buildFile(ctx context.Context, req BuildRequest) (segs []pinot.Segment, rows int64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%w: %v", ErrBuilderPanic, p)
+			r.w.log.Error("segment builder panicked", slog.String(attrTable, req.Table.Name),
+				slog.String("file", req.File.Path), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+		}
+	}()
+	return r.w.deps.Builder.Build(ctx, req)
+}
+
+// ErrBuilderPanic: the segment builder panicked on a file.
+var ErrBuilderPanic = errors.New("segment builder panicked")
 
 // push swaps the segments of changed and dropped files (and any orphans a
 // dead run left behind) for the new segments in one atomic replace.

@@ -389,3 +389,27 @@ func TestWatcher_RunOnce_ReportsProgress(t *testing.T) {
 		t.Fatalf("progress %v", seen)
 	}
 }
+
+// panicBuilder panics on every file, as a decoder might on a corrupt one.
+type panicBuilder struct{}
+
+func (panicBuilder) Build(context.Context, watcher.BuildRequest) ([]pinot.Segment, int64, error) {
+	var m map[string]int
+	m["boom"]++ // nil map write: a real runtime panic
+	return nil, 0, nil
+}
+
+// I6: a builder panic fails the run with the file's name instead of
+// crashing the process.
+func TestWatcher_RunOnce_BuilderPanicFailsRun(t *testing.T) {
+	h := newHarness(t, nil)
+	h.w = watcher.New(watcher.Deps{Store: h.store, Loader: loader{h.lake}, Builder: panicBuilder{}, Uploader: h.up},
+		watcher.Options{Owner: "test", LeaseTTL: time.Minute, WorkDir: t.TempDir()})
+	h.lake.appendRows(2)
+	run, err := h.w.RunOnce(context.Background(), "events", "test", nil)
+	if err != nil && run.Status == checkpoint.RunFailed && strings.Contains(run.Error, "panicked") &&
+		strings.Contains(run.Error, liveFiles(t, h.lake)[0]) {
+		return
+	}
+	t.Fatalf("want a failed run naming the file, got %v (%+v)", err, run)
+}
