@@ -1,9 +1,17 @@
 package api
 
 import (
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
+	"regexp"
 	"sort"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
 )
 
@@ -45,4 +53,213 @@ func (s *Server) handleGetConnection(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, redact(c))
+}
+
+// connectionRequest is the body of POST /api/v1/connections.
+type connectionRequest struct {
+	Name    string            `json:"name"`
+	Type    string            `json:"type"`
+	Props   map[string]string `json:"props"`
+	Secrets map[string]string `json:"secrets"`
+}
+
+// connectionNamePattern keeps names usable as one URL path segment.
+var connectionNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+
+// handlePutConnection creates or replaces a connection: 201 when new, 200
+// when replaced. The answer is redacted like every connection view.
+func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
+	var req connectionRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		writeErr(w, err)
+		return
+	}
+	if req.Name != "" && !connectionNamePattern.MatchString(req.Name) {
+		writeErr(w, fmt.Errorf("%w: name: %q may hold only letters, digits, '_', '.' and '-'", errBadRequest, req.Name))
+		return
+	}
+	cfg := catalog.Config{Name: req.Name, Type: req.Type, Props: req.Props, Secrets: req.Secrets}
+	if err := cfg.Validate(); err != nil {
+		writeScrubbed(w, err, req.Secrets)
+		return
+	}
+	now := time.Now().UTC()
+	c := checkpoint.Connection{Name: req.Name, Type: req.Type, Props: req.Props, Secrets: req.Secrets,
+		CreatedAt: now, UpdatedAt: now}
+	status := http.StatusCreated
+	old, err := s.store.GetConnection(r.Context(), req.Name)
+	switch {
+	case err == nil:
+		c.CreatedAt, status = old.CreatedAt, http.StatusOK
+	case !errors.Is(err, checkpoint.ErrNotFound):
+		writeErr(w, err)
+		return
+	}
+	if err := s.store.PutConnection(r.Context(), c); err != nil {
+		writeScrubbed(w, fmt.Errorf("store connection %s: %w", req.Name, err), req.Secrets)
+		return
+	}
+	s.log.Info("connection stored", slog.String("connection", req.Name), slog.String("type", req.Type))
+	writeJSON(w, status, redact(c))
+}
+
+// handleDeleteConnection removes a connection no table uses (409 naming
+// the tables otherwise).
+func (s *Server) handleDeleteConnection(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if _, err := s.store.GetConnection(r.Context(), name); err != nil {
+		writeErr(w, fmt.Errorf("connection %s: %w", name, err))
+		return
+	}
+	tables, err := s.store.ListTables(r.Context())
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	var users []string
+	for _, t := range tables {
+		if t.Connection == name {
+			users = append(users, t.Name)
+		}
+	}
+	if len(users) > 0 {
+		writeErr(w, fmt.Errorf("delete connection %s: %w by table(s) %s; delete them first",
+			name, errInUse, strings.Join(users, ", ")))
+		return
+	}
+	if err := s.store.DeleteConnection(r.Context(), name); err != nil {
+		writeErr(w, fmt.Errorf("delete connection %s: %w", name, err))
+		return
+	}
+	s.log.Info("connection deleted", slog.String("connection", name))
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// openCatalog returns the named connection's catalog and its secrets
+// (to scrub error messages with).
+func (s *Server) openCatalog(r *http.Request, name string) (catalog.Catalog, map[string]string, error) {
+	if s.cats == nil {
+		return nil, nil, fmt.Errorf("open connection %s: %w", name, errNoCatalogs)
+	}
+	conn, err := s.store.GetConnection(r.Context(), name)
+	if err != nil {
+		return nil, nil, fmt.Errorf("connection %s: %w", name, err)
+	}
+	cat, err := s.cats.Catalog(r.Context(), name)
+	if err != nil {
+		return nil, conn.Secrets, err
+	}
+	return cat, conn.Secrets, nil
+}
+
+// handleValidateConnection runs the catalog's step-by-step check. The
+// report is 200 even when a step failed (its ok field says so).
+func (s *Server) handleValidateConnection(w http.ResponseWriter, r *http.Request) {
+	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
+	if err != nil {
+		writeScrubbed(w, err, secrets)
+		return
+	}
+	rep := cat.Validate(r.Context())
+	for i := range rep.Steps {
+		rep.Steps[i].Detail = scrub(rep.Steps[i].Detail, secrets)
+		rep.Steps[i].Error = scrub(rep.Steps[i].Error, secrets)
+	}
+	writeJSON(w, http.StatusOK, rep)
+}
+
+// pageRequest reads pageToken and pageSize (1 to catalog.MaxPageSize).
+func pageRequest(r *http.Request) (catalog.PageRequest, error) {
+	p := catalog.PageRequest{Token: r.URL.Query().Get("pageToken")}
+	if v := r.URL.Query().Get("pageSize"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 || n > catalog.MaxPageSize {
+			return p, fmt.Errorf("%w: pageSize: want 1-%d, got %q", errBadRequest, catalog.MaxPageSize, v)
+		}
+		p.Size = n
+	}
+	return p, nil
+}
+
+// splitNamespace turns "a.b" into its levels.
+func splitNamespace(ns string) []string {
+	if ns == "" {
+		return nil
+	}
+	return strings.Split(ns, ".")
+}
+
+// handleListNamespaces lists one page of namespaces (?parent=a.b for the
+// levels below a namespace).
+func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
+	page, err := pageRequest(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
+	if err != nil {
+		writeScrubbed(w, err, secrets)
+		return
+	}
+	p, err := cat.ListNamespaces(r.Context(), splitNamespace(r.URL.Query().Get("parent")), page)
+	if err != nil {
+		writeScrubbed(w, err, secrets)
+		return
+	}
+	names := make([]string, 0, len(p.Items))
+	for _, ns := range p.Items {
+		names = append(names, ns.String())
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"namespaces": names, "nextPageToken": p.NextToken})
+}
+
+// catalogTableView is one table of a catalog listing.
+type catalogTableView struct {
+	Namespace string `json:"namespace"`
+	Name      string `json:"name"`
+}
+
+// handleListCatalogTables lists one page of a namespace's tables.
+func (s *Server) handleListCatalogTables(w http.ResponseWriter, r *http.Request) {
+	page, err := pageRequest(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
+	if err != nil {
+		writeScrubbed(w, err, secrets)
+		return
+	}
+	p, err := cat.ListTables(r.Context(), splitNamespace(r.PathValue("ns")), page)
+	if err != nil {
+		writeScrubbed(w, err, secrets)
+		return
+	}
+	out := make([]catalogTableView, 0, len(p.Items))
+	for _, t := range p.Items {
+		out = append(out, catalogTableView{Namespace: strings.Join(t.Namespace, "."), Name: t.Name})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"tables": out, "nextPageToken": p.NextToken})
+}
+
+// handleDescribeTable summarises one Iceberg table: schema, partitioning,
+// current snapshot.
+func (s *Server) handleDescribeTable(w http.ResponseWriter, r *http.Request) {
+	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
+	if err != nil {
+		writeScrubbed(w, err, secrets)
+		return
+	}
+	ident := catalog.TableIdent{Namespace: splitNamespace(r.PathValue("ns")), Name: r.PathValue("table")}
+	info, err := cat.Describe(r.Context(), ident)
+	if err != nil {
+		writeScrubbed(w, err, secrets)
+		return
+	}
+	for k, v := range info.Properties {
+		info.Properties[k] = scrub(v, secrets)
+	}
+	writeJSON(w, http.StatusOK, info)
 }

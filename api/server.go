@@ -13,7 +13,9 @@ import (
 	"net/http/pprof"
 	"time"
 
+	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -27,12 +29,25 @@ type Watcher interface {
 	Resume(ctx context.Context, name string) (checkpoint.Table, error)
 	Status() []watcher.TableStatus
 	TableState(ctx context.Context, name string) (watcher.TableStatus, error)
+	// AddTable registers a new external table (ErrConflict if it exists)
+	// and schedules its first run at once.
+	AddTable(ctx context.Context, t checkpoint.Table) error
+	// Refresh re-reads the table list, dropping tables no longer stored.
+	Refresh(ctx context.Context) error
+}
+
+// Catalogs opens catalog connections by name for browsing and onboarding.
+// The Catalog returned belongs to the implementation (it may be cached and
+// shared with the watcher): callers never Close it.
+type Catalogs interface {
+	Catalog(ctx context.Context, connection string) (catalog.Catalog, error)
 }
 
 // Server serves the API.
 type Server struct {
 	store   checkpoint.Store
 	watcher Watcher
+	cats    Catalogs
 	log     *slog.Logger
 	version string
 	started time.Time
@@ -40,12 +55,13 @@ type Server struct {
 	ln      net.Listener
 }
 
-// New returns a Server; Open starts listening.
-func New(store checkpoint.Store, w Watcher, logger *slog.Logger, version string) *Server {
+// New returns a Server; Open starts listening. cats may be nil: the
+// endpoints that talk to a catalog then answer 503.
+func New(store checkpoint.Store, w Watcher, cats Catalogs, logger *slog.Logger, version string) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{store: store, watcher: w, log: logger, version: version, started: time.Now()}
+	s := &Server{store: store, watcher: w, cats: cats, log: logger, version: version, started: time.Now()}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	return s
 }
@@ -53,24 +69,58 @@ func New(store checkpoint.Store, w Watcher, logger *slog.Logger, version string)
 // Handler returns the routes (tests use it with httptest).
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.handleHealth)
-	mux.HandleFunc("GET /metrics", s.handleMetrics)
-	mux.HandleFunc("GET /api/v1/tables", s.handleListTables)
-	mux.HandleFunc("GET /api/v1/tables/{name}", s.handleGetTable)
-	mux.HandleFunc("GET /api/v1/tables/{name}/status", s.handleTableStatus)
-	mux.HandleFunc("GET /api/v1/tables/{name}/checkpoint", s.handleCheckpoint)
-	mux.HandleFunc("GET /api/v1/tables/{name}/runs", s.handleRuns)
-	mux.HandleFunc("POST /api/v1/tables/{name}/trigger", s.handleTrigger)
-	mux.HandleFunc("POST /api/v1/tables/{name}/pause", s.handlePause)
-	mux.HandleFunc("POST /api/v1/tables/{name}/resume", s.handleResume)
-	mux.HandleFunc("GET /api/v1/connections", s.handleListConnections)
-	mux.HandleFunc("GET /api/v1/connections/{name}", s.handleGetConnection)
-	mux.HandleFunc("GET /debug/pprof/", pprof.Index)
-	mux.HandleFunc("GET /debug/pprof/profile", pprof.Profile)
-	mux.HandleFunc("GET /debug/pprof/trace", pprof.Trace)
+	for _, r := range s.routes() {
+		mux.HandleFunc(r.pattern, r.handler)
+	}
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /", http.FileServerFS(static))
 	return mux
+}
+
+// route is one API pattern and its handler.
+type route struct {
+	pattern string
+	handler http.HandlerFunc
+}
+
+// Routes lists every "METHOD /path" pattern the API serves except the
+// static status page ("GET /"); the OpenAPI document describes them all.
+func (s *Server) Routes() []string {
+	var out []string
+	for _, r := range s.routes() {
+		out = append(out, r.pattern)
+	}
+	return out
+}
+
+func (s *Server) routes() []route {
+	return []route{
+		{"GET /healthz", s.handleHealth},
+		{"GET /metrics", s.handleMetrics},
+		{"GET /api/v1/openapi.json", s.handleOpenAPI},
+		{"GET /api/v1/tables", s.handleListTables},
+		{"POST /api/v1/tables", s.handleCreateTable},
+		{"POST /api/v1/tables/preview", s.handlePreview},
+		{"GET /api/v1/tables/{name}", s.handleGetTable},
+		{"DELETE /api/v1/tables/{name}", s.handleDeleteTable},
+		{"GET /api/v1/tables/{name}/status", s.handleTableStatus},
+		{"GET /api/v1/tables/{name}/checkpoint", s.handleCheckpoint},
+		{"GET /api/v1/tables/{name}/runs", s.handleRuns},
+		{"POST /api/v1/tables/{name}/trigger", s.handleTrigger},
+		{"POST /api/v1/tables/{name}/pause", s.handlePause},
+		{"POST /api/v1/tables/{name}/resume", s.handleResume},
+		{"GET /api/v1/connections", s.handleListConnections},
+		{"POST /api/v1/connections", s.handlePutConnection},
+		{"GET /api/v1/connections/{name}", s.handleGetConnection},
+		{"DELETE /api/v1/connections/{name}", s.handleDeleteConnection},
+		{"POST /api/v1/connections/{name}/validate", s.handleValidateConnection},
+		{"GET /api/v1/connections/{name}/namespaces", s.handleListNamespaces},
+		{"GET /api/v1/connections/{name}/namespaces/{ns}/tables", s.handleListCatalogTables},
+		{"GET /api/v1/connections/{name}/namespaces/{ns}/tables/{table}", s.handleDescribeTable},
+		{"GET /debug/pprof/", pprof.Index},
+		{"GET /debug/pprof/profile", pprof.Profile},
+		{"GET /debug/pprof/trace", pprof.Trace},
+	}
 }
 
 // Open listens on addr (use 127.0.0.1:0 for a free port) and serves in
@@ -113,18 +163,35 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	_ = enc.Encode(v)
 }
 
-// writeErr maps store and watcher errors to HTTP statuses.
+// writeErr maps store, watcher, schema and catalog errors to HTTP statuses.
 func writeErr(w http.ResponseWriter, err error) {
-	status := http.StatusInternalServerError
-	switch {
-	case errors.Is(err, checkpoint.ErrNotFound):
-		status = http.StatusNotFound
-	case errors.Is(err, checkpoint.ErrConflict), errors.Is(err, watcher.ErrRunning):
-		status = http.StatusConflict
-	case errors.Is(err, errBadRequest):
-		status = http.StatusBadRequest
-	}
-	writeJSON(w, status, apiError{Error: err.Error()})
+	writeJSON(w, errStatus(err), apiError{Error: err.Error()})
 }
 
-var errBadRequest = errors.New("bad request")
+func errStatus(err error) int {
+	switch {
+	case errors.Is(err, errBadRequest), errors.Is(err, catalog.ErrInvalidConfig),
+		errors.Is(err, schema.ErrIllegalOverride), errors.Is(err, schema.ErrInvalidName),
+		errors.Is(err, schema.ErrUnsupportedType), errors.Is(err, watcher.ErrBadSchedule),
+		errors.Is(err, checkpoint.ErrInvalid):
+		return http.StatusBadRequest
+	case errors.Is(err, checkpoint.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
+		return http.StatusNotFound
+	case errors.Is(err, checkpoint.ErrConflict), errors.Is(err, watcher.ErrRunning), errors.Is(err, errInUse):
+		return http.StatusConflict
+	case errors.Is(err, errNoCatalogs):
+		return http.StatusServiceUnavailable
+	case errors.Is(err, catalog.ErrAccessDenied), errors.Is(err, catalog.ErrBadCredentials),
+		errors.Is(err, catalog.ErrUnreachable), errors.Is(err, catalog.ErrTimeout),
+		errors.Is(err, catalog.ErrBadMetadata), errors.Is(err, catalog.ErrWrongRegion):
+		return http.StatusBadGateway
+	}
+	return http.StatusInternalServerError
+}
+
+// Error categories of the API itself.
+var (
+	errBadRequest = errors.New("bad request")
+	errInUse      = errors.New("in use")
+	errNoCatalogs = errors.New("catalog access not configured")
+)

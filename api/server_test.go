@@ -41,7 +41,7 @@ func newServer(t *testing.T) (*httptest.Server, checkpoint.Store) {
 	if err := w.Refresh(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(api.New(store, w, nil, "test").Handler())
+	srv := httptest.NewServer(api.New(store, w, nil, nil, "test").Handler())
 	t.Cleanup(srv.Close)
 	return srv, store
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -14,7 +13,6 @@ import (
 	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
-	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/schema"
 )
 
@@ -75,7 +73,7 @@ func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog
 		_ = a.Close(context.Background())
 		return err
 	}
-	srv := api.New(a.store, a.watcher, logger, version)
+	srv := api.New(a.store, a.watcher, a.loader, logger, version)
 	if err := srv.Open(cfg.Server.Addr); err != nil {
 		_ = a.Close(context.Background())
 		return err
@@ -118,32 +116,11 @@ func registerDemo(ctx context.Context, a *app, o demoOptions) error {
 		return err
 	}
 	tc := schema.TableConfig(res, schema.TableOptions{Schedule: o.schedule, Connection: "demo"})
-	t, err := externalTable(demoTable, "demo", "demo", "events", res.Schema, tc)
+	t, err := api.ExternalTable(demoTable, "demo", "demo", "events", res.Schema, tc)
 	if err != nil {
 		return err
 	}
 	return a.watcher.AddTable(ctx, t)
-}
-
-// externalTable builds the store record of an external table from its
-// Pinot schema and table config (the sync task config comes from there).
-func externalTable(name, conn, namespace, source string, s *pinot.Schema, tc *pinot.TableConfig) (checkpoint.Table, error) {
-	sj, err := json.Marshal(s)
-	if err != nil {
-		return checkpoint.Table{}, err
-	}
-	tj, err := json.Marshal(tc)
-	if err != nil {
-		return checkpoint.Table{}, err
-	}
-	task := map[string]string{}
-	if tc.Task != nil {
-		for k, v := range tc.Task.TaskTypeConfigsMap[pinot.SyncTaskType] {
-			task[k] = v
-		}
-	}
-	return checkpoint.Table{Name: name, Connection: conn, Namespace: namespace, Source: source,
-		TaskConfig: task, SchemaJSON: sj, TableConfigJSON: tj}, nil
 }
 
 // appendLoop appends a snapshot every interval until ctx ends.

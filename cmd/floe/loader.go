@@ -2,11 +2,13 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 
+	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/watcher"
@@ -27,7 +29,10 @@ type openCatalog struct {
 	version string // the connection's UpdatedAt when opened
 }
 
-var _ watcher.TableLoader = (*catalogLoader)(nil)
+var (
+	_ watcher.TableLoader = (*catalogLoader)(nil)
+	_ api.Catalogs        = (*catalogLoader)(nil)
+)
 
 func newCatalogLoader(store checkpoint.Store, logger *slog.Logger) *catalogLoader {
 	return &catalogLoader{store: store, log: logger, open: map[string]openCatalog{}}
@@ -36,6 +41,9 @@ func newCatalogLoader(store checkpoint.Store, logger *slog.Logger) *catalogLoade
 // catalogFor returns the open catalog of the named connection.
 func (l *catalogLoader) catalogFor(ctx context.Context, name string) (catalog.Catalog, error) {
 	conn, err := l.store.GetConnection(ctx, name)
+	if errors.Is(err, checkpoint.ErrNotFound) {
+		l.forget(name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connection %s: %w", name, err)
 	}
@@ -55,6 +63,22 @@ func (l *catalogLoader) catalogFor(ctx context.Context, name string) (catalog.Ca
 	}
 	l.open[name] = openCatalog{cat: cat, version: version}
 	return cat, nil
+}
+
+// Catalog returns the named connection's open catalog for the API; the
+// loader keeps owning it.
+func (l *catalogLoader) Catalog(ctx context.Context, name string) (catalog.Catalog, error) {
+	return l.catalogFor(ctx, name)
+}
+
+// forget closes the cached catalog of a connection that is gone.
+func (l *catalogLoader) forget(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if oc, ok := l.open[name]; ok {
+		_ = oc.cat.Close()
+		delete(l.open, name)
+	}
 }
 
 // LoadTable loads the Iceberg table behind t.

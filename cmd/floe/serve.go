@@ -27,7 +27,7 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := api.New(a.store, a.watcher, logger, version)
+	srv := api.New(a.store, a.watcher, a.loader, logger, version)
 	if err := srv.Open(cfg.Server.Addr); err != nil {
 		_ = a.Close(context.Background())
 		return err
