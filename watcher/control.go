@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
@@ -42,10 +43,27 @@ func (w *Watcher) startRun(ctx context.Context, name, trigger string) (string, e
 		case <-ctx.Done():
 			return
 		}
-		run := w.runTable(ctx, t, id, trigger, nil)
+		run := w.safeRun(ctx, t, id, trigger)
 		w.logRun(run)
 	}()
 	return id, nil
+}
+
+// safeRun is runTable for background runs: a panic anywhere in the run
+// (a catalog client, iceberg-go on odd metadata) fails this run and is
+// recorded, instead of ending the process and every other table's syncs.
+// The lease, if taken, expires on its own.
+func (w *Watcher) safeRun(ctx context.Context, t checkpoint.Table, id, trigger string) (run checkpoint.Run) {
+	defer func() {
+		if p := recover(); p != nil {
+			now := w.clock.Now().UTC()
+			run = checkpoint.Run{ID: id, Table: t.Name, Trigger: trigger, Status: checkpoint.RunFailed,
+				StartedAt: now, FinishedAt: now, Owner: w.opts.Owner, Error: fmt.Sprintf("run panicked: %v", p)}
+			w.log.Error("run panicked", slog.String(attrTable, t.Name), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+			w.record(context.WithoutCancel(ctx), run)
+		}
+	}()
+	return w.runTable(ctx, t, id, trigger, nil)
 }
 
 func (w *Watcher) finish(name string) {
