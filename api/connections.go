@@ -181,6 +181,14 @@ func pageRequest(r *http.Request) (catalog.PageRequest, error) {
 	return p, nil
 }
 
+// pageErr names the pageToken parameter when the catalog refused it.
+func pageErr(err error, page catalog.PageRequest) error {
+	if page.Token != "" && errors.Is(err, catalog.ErrInvalidConfig) {
+		return fmt.Errorf("pageToken: %w", err)
+	}
+	return err
+}
+
 // splitNamespace turns "a.b" into its levels.
 func splitNamespace(ns string) []string {
 	if ns == "" {
@@ -204,7 +212,7 @@ func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
 	}
 	p, err := cat.ListNamespaces(r.Context(), splitNamespace(r.URL.Query().Get("parent")), page)
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		writeScrubbed(w, pageErr(err, page), secrets)
 		return
 	}
 	names := make([]string, 0, len(p.Items))
@@ -234,7 +242,7 @@ func (s *Server) handleListCatalogTables(w http.ResponseWriter, r *http.Request)
 	}
 	p, err := cat.ListTables(r.Context(), splitNamespace(r.PathValue("ns")), page)
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		writeScrubbed(w, pageErr(err, page), secrets)
 		return
 	}
 	out := make([]catalogTableView, 0, len(p.Items))
