@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"regexp"
 	"sort"
 	"strconv"
@@ -25,12 +26,46 @@ type connectionView struct {
 }
 
 func redact(c checkpoint.Connection) connectionView {
-	v := connectionView{Name: c.Name, Type: c.Type, Props: c.Props}
+	v := connectionView{Name: c.Name, Type: c.Type}
+	if len(c.Props) > 0 {
+		v.Props = make(map[string]string, len(c.Props))
+		for k, p := range c.Props {
+			v.Props[k] = redactURL(scrub(p, c.Secrets))
+		}
+	}
 	for k := range c.Secrets {
 		v.SecretKeys = append(v.SecretKeys, k)
 	}
 	sort.Strings(v.SecretKeys)
 	return v
+}
+
+// sensitive returns the values to scrub from anything sent about a
+// connection: its secrets and any password written into a URL prop.
+func sensitive(props, secrets map[string]string) map[string]string {
+	out := make(map[string]string, len(secrets))
+	for k, v := range secrets {
+		out[k] = v
+	}
+	for k, p := range props {
+		if u, err := url.Parse(p); err == nil && u.User != nil {
+			if pw, ok := u.User.Password(); ok && pw != "" {
+				out["props."+k] = pw
+			}
+		}
+	}
+	return out
+}
+
+// redactURL hides a password written into a URL prop (e.g. a Postgres
+// uri given with user:password@ instead of secrets.password).
+func redactURL(p string) string {
+	if u, err := url.Parse(p); err == nil && u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			return u.Redacted()
+		}
+	}
+	return p
 }
 
 func (s *Server) handleListConnections(w http.ResponseWriter, r *http.Request) {
@@ -80,7 +115,7 @@ func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
 	}
 	cfg := catalog.Config{Name: req.Name, Type: req.Type, Props: req.Props, Secrets: req.Secrets}
 	if err := cfg.Validate(); err != nil {
-		writeScrubbed(w, err, req.Secrets)
+		writeScrubbed(w, err, sensitive(req.Props, req.Secrets))
 		return
 	}
 	now := time.Now().UTC()
@@ -96,7 +131,7 @@ func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.store.PutConnection(r.Context(), c); err != nil {
-		writeScrubbed(w, fmt.Errorf("store connection %s: %w", req.Name, err), req.Secrets)
+		writeScrubbed(w, fmt.Errorf("store connection %s: %w", req.Name, err), sensitive(req.Props, req.Secrets))
 		return
 	}
 	s.log.Info("connection stored", slog.String("connection", req.Name), slog.String("type", req.Type))
@@ -145,11 +180,12 @@ func (s *Server) openCatalog(r *http.Request, name string) (catalog.Catalog, map
 	if err != nil {
 		return nil, nil, fmt.Errorf("connection %s: %w", name, err)
 	}
+	secrets := sensitive(conn.Props, conn.Secrets)
 	cat, err := s.cats.Catalog(r.Context(), name)
 	if err != nil {
-		return nil, conn.Secrets, err
+		return nil, secrets, err
 	}
-	return cat, conn.Secrets, nil
+	return cat, secrets, nil
 }
 
 // handleValidateConnection runs the catalog's step-by-step check. The

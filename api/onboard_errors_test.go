@@ -42,6 +42,8 @@ func TestServer_OnboardingBadInput(t *testing.T) {
 		{"half an AWS key pair", "POST", "/api/v1/connections", map[string]any{"name": "x", "type": "glue",
 			"props": map[string]string{"region": "eu-west-1"}, "secrets": map[string]string{"access-key-id": lakeToken}}, 400,
 			[]string{"connections.x.secrets.access-key-id"}},
+		{"password in a bad REST uri", "POST", "/api/v1/connections", map[string]any{"name": "x", "type": "rest",
+			"props": map[string]string{"uri": "ftp://u:" + lakeSecret + "@host/"}}, 400, []string{"connections.x.props.uri", "REDACTED"}},
 		{"password on sqlite", "POST", "/api/v1/connections/pw/validate", nil, 400, []string{"connections.pw.secrets.password"}},
 		{"validate unknown", "POST", "/api/v1/connections/nope/validate", nil, 404, []string{"nope"}},
 		{"delete unknown connection", "DELETE", "/api/v1/connections/nope", nil, 404, []string{"nope"}},

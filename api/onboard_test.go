@@ -40,6 +40,14 @@ func TestServer_ConnectionLifecycle(t *testing.T) {
 		t.Fatalf("replace changed createdAt: %v -> %v", stored.CreatedAt, again.CreatedAt)
 	}
 	e.want("GET", "/api/v1/connections/lake", nil, http.StatusOK, &c)
+	// A password written into a URL prop is hidden too.
+	pg := map[string]any{"name": "pg", "type": "sql", "props": map[string]string{"uri": "postgres://floe:" + lakeSecret + "@127.0.0.1:1/db"}}
+	e.want("POST", "/api/v1/connections", pg, http.StatusCreated, &c)
+	if c.Props["uri"] != "postgres://floe:xxxxx@127.0.0.1:1/db" {
+		t.Fatalf("uri prop: %q", c.Props["uri"])
+	}
+	e.want("GET", "/api/v1/connections", nil, http.StatusOK, nil)
+	e.want("DELETE", "/api/v1/connections/pg", nil, http.StatusNoContent, nil)
 	e.want("DELETE", "/api/v1/connections/lake", nil, http.StatusNoContent, nil)
 	e.want("GET", "/api/v1/connections/lake", nil, http.StatusNotFound, nil)
 	e.want("DELETE", "/api/v1/connections/lake", nil, http.StatusNotFound, nil)

@@ -140,11 +140,11 @@ func TestServer_ConnectionsHideSecrets(t *testing.T) {
 func TestServer_StatusPageAndHealth(t *testing.T) {
 	srv, _ := newServer(t)
 	code, body := call(t, "GET", srv.URL+"/")
-	if code != 200 || !strings.Contains(body, "<title>floe status</title>") {
+	if code != 200 || !strings.Contains(body, "<title>floe status</title>") || !strings.Contains(body, `id="connections"`) {
 		t.Fatalf("status page: %d", code)
 	}
 	code, body = call(t, "GET", srv.URL+"/app.js")
-	if code != 200 || !strings.Contains(body, "/api/v1/tables") {
+	if code != 200 || !strings.Contains(body, "/api/v1/tables") || !strings.Contains(body, "/api/v1/connections") {
 		t.Fatalf("app.js: %d", code)
 	}
 	code, body = call(t, "GET", srv.URL+"/healthz")

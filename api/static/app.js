@@ -119,6 +119,26 @@ async function renderRuns() {
   section.hidden = false;
 }
 
+// Connections as the API lists them: secret values are never sent, only
+// the names of the secret keys.
+async function renderConnections() {
+  const section = $("#connections");
+  const { resp, data } = await getJSON("/api/v1/connections");
+  if (!resp.ok) { section.hidden = true; return; }
+  const body = section.querySelector("tbody");
+  body.replaceChildren();
+  for (const c of data.connections) {
+    const row = document.createElement("tr");
+    row.dataset.connection = c.name;
+    cell(row, c.name);
+    cell(row, c.type);
+    cell(row, Object.entries(c.props || {}).map(([k, v]) => `${k}=${v}`).join(", "));
+    cell(row, (c.secretKeys || []).join(", "));
+    body.appendChild(row);
+  }
+  section.hidden = data.connections.length === 0;
+}
+
 async function refresh() {
   try {
     const { resp, data } = await getJSON("/api/v1/tables");
@@ -126,6 +146,7 @@ async function refresh() {
     const { tables } = data;
     renderTables(tables);
     await renderRuns();
+    await renderConnections();
     showError("");
     $("#updated").textContent = "updated " + new Date().toLocaleTimeString();
   } catch (e) {
