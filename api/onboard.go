@@ -237,16 +237,34 @@ func (s *Server) buildTable(r *http.Request, req createRequest) (checkpoint.Tabl
 	if err != nil {
 		return checkpoint.Table{}, secrets, err
 	}
+	setTask(tc, req.TaskConfig, req.Schedule)
 	t, err := ExternalTable(name, req.Connection, req.Namespace, req.Table, ps, tc)
 	if err != nil {
 		return checkpoint.Table{}, secrets, err
-	}
-	maps.Copy(t.TaskConfig, req.TaskConfig)
-	if req.Schedule != "" {
-		t.TaskConfig[watcher.KeySchedule] = req.Schedule
 	}
 	if err := watcher.ValidateTaskConfig(t.TaskConfig); err != nil {
 		return checkpoint.Table{}, secrets, fmt.Errorf("%w: %w", errBadRequest, err)
 	}
 	return t, secrets, nil
+}
+
+// setTask writes the request's task config and schedule into the table
+// config's sync task block, so the stored table config and the task
+// config the watcher reads agree.
+func setTask(tc *pinot.TableConfig, task map[string]string, schedule string) {
+	if tc.Task == nil {
+		tc.Task = &pinot.TaskConfig{}
+	}
+	if tc.Task.TaskTypeConfigsMap == nil {
+		tc.Task.TaskTypeConfigsMap = map[string]map[string]string{}
+	}
+	m := tc.Task.TaskTypeConfigsMap[pinot.SyncTaskType]
+	if m == nil {
+		m = map[string]string{}
+	}
+	maps.Copy(m, task)
+	if schedule != "" {
+		m[watcher.KeySchedule] = schedule
+	}
+	tc.Task.TaskTypeConfigsMap[pinot.SyncTaskType] = m
 }

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -246,13 +247,22 @@ func TestServer_CreateTableGivenSchema(t *testing.T) {
 	}
 	p.Schema.Fields = fields
 	e.want("POST", "/api/v1/tables", map[string]any{"connection": "lake", "namespace": "sales", "table": "orders",
-		"name": "given", "schema": p.Schema, "tableConfig": p.TableConfig}, http.StatusCreated, nil)
+		"name": "given", "schema": p.Schema, "tableConfig": p.TableConfig, "schedule": "0 0 0 1 1 ?"}, http.StatusCreated, nil)
 	tbl, err := e.store.GetTable(context.Background(), "given")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(tbl.SchemaJSON), `"metricFieldSpecs":[{"name":"amount"`) {
 		t.Fatalf("stored schema lost the given METRIC: %s", tbl.SchemaJSON)
+	}
+	// The schedule lands in both the task config and the stored table
+	// config's task block.
+	var stc pinot.TableConfig
+	if err := json.Unmarshal(tbl.TableConfigJSON, &stc); err != nil {
+		t.Fatal(err)
+	}
+	if tbl.TaskConfig["schedule"] != "0 0 0 1 1 ?" || stc.Task.TaskTypeConfigsMap[pinot.SyncTaskType]["schedule"] != "0 0 0 1 1 ?" {
+		t.Fatalf("schedule: task config %v, table config %+v", tbl.TaskConfig, stc.Task)
 	}
 	if run := waitRun(t, e.store, "given"); run.Status != checkpoint.RunCompleted || run.Rows != int64(e.lake.rows) {
 		t.Fatalf("first run: %+v", run)
