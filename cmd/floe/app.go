@@ -12,6 +12,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
 	"github.com/floehq/floe/pinot"
@@ -114,6 +115,22 @@ func seedConnections(ctx context.Context, store checkpoint.Store, conns map[stri
 		}
 	}
 	return nil
+}
+
+// serve starts the API on addr and then the watcher; on failure it closes
+// whatever it had started, and the app.
+func (a *app) serve(ctx context.Context, addr string) (*api.Server, error) {
+	srv := api.New(a.store, a.watcher, a.loader, a.log, version)
+	if err := srv.Open(addr); err != nil {
+		_ = a.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	if err := a.watcher.Open(ctx); err != nil {
+		_ = srv.Close(context.WithoutCancel(ctx))
+		_ = a.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
+	return srv, nil
 }
 
 // Close releases everything the app opened.

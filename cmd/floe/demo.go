@@ -73,13 +73,8 @@ func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog
 		_ = a.Close(context.Background())
 		return err
 	}
-	srv := api.New(a.store, a.watcher, a.loader, logger, version)
-	if err := srv.Open(cfg.Server.Addr); err != nil {
-		_ = a.Close(context.Background())
-		return err
-	}
-	if err := a.watcher.Open(ctx); err != nil {
-		_ = a.Close(context.Background())
+	srv, err := a.serve(ctx, cfg.Server.Addr)
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "floe demo: status page http://%s/  API http://%s/api/v1/tables/%s\n", srv.Addr(), srv.Addr(), demoTable)

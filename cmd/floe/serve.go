@@ -27,13 +27,8 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	srv := api.New(a.store, a.watcher, a.loader, logger, version)
-	if err := srv.Open(cfg.Server.Addr); err != nil {
-		_ = a.Close(context.Background())
-		return err
-	}
-	if err := a.watcher.Open(ctx); err != nil {
-		_ = a.Close(context.Background())
+	srv, err := a.serve(ctx, cfg.Server.Addr)
+	if err != nil {
 		return err
 	}
 	logger.Info("floe serving", slog.String("addr", "http://"+srv.Addr()), slog.String("version", version))
