@@ -55,7 +55,7 @@ func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, err
 		c.bytesMinMax(&m, bytesStr(rs.min), bytesStr(rs.max))
 		if !c.useDictionary(p, m) {
 			defer rs.remove()
-			return c.finishRaw(p, m)
+			return c.finishRaw(p, m, c.writeRawFromSpill)
 		}
 		if err := c.rebuildDictionary(); err != nil {
 			return ColumnResult{}, m, nil, c.vectorError("%v", err)
@@ -65,22 +65,21 @@ func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, err
 	var remap []int32
 	switch {
 	case c.rowMode():
-		var err error
-		switch {
-		case c.ints != nil:
-			c.ids, err = c.ints.finishRows()
-			card = len(c.ints.vals)
-		case c.longs != nil:
-			c.ids, err = c.longs.finishRows()
-			card = len(c.longs.vals)
-		case c.floats != nil:
-			c.ids, err = c.floats.finishRows()
-			card = len(c.floats.vals)
-		default:
-			c.ids, err = c.doubles.finishRows()
-			card = len(c.doubles.vals)
-		}
+		nr := c.numRows()
+		inOrder, err := nr.distinctRows()
 		if err != nil {
+			return ColumnResult{}, columnMeta{}, nil, c.vectorError("read spilled values: %v", err)
+		}
+		card = nr.distinct()
+		if c.sv {
+			m := columnMeta{spec: c.spec, cardinality: card, bits: bitsPerElement(card),
+				totalEntries: int64(c.entries), maxMV: c.maxMV, sorted: inOrder}
+			if !c.useDictionary(p, m) { // raw: straight from the spill, no ids
+				c.minMax(&m)
+				return c.finishRaw(p, m, nr.writeRawRows)
+			}
+		}
+		if c.ids, err = nr.rowIDs(); err != nil {
 			return ColumnResult{}, columnMeta{}, nil, c.vectorError("read spilled values: %v", err)
 		}
 	case c.ints != nil:
@@ -237,9 +236,10 @@ func (c *column) bytesMinMax(m *columnMeta, lo, hi string) {
 	}
 }
 
-// finishRaw writes a row-mode column: raw forward index from the spill,
-// plus the null vector.
-func (c *column) finishRaw(p columnPlan, m columnMeta) (ColumnResult, columnMeta, []psfEntry, error) {
+// finishRaw writes a row-mode column: raw forward index from the spill
+// (write), plus the null vector.
+func (c *column) finishRaw(p columnPlan, m columnMeta,
+	write func(w io.Writer, dir string, compID int) error) (ColumnResult, columnMeta, []psfEntry, error) {
 	name := c.spec.Name
 	res := ColumnResult{Name: name, DataType: c.spec.DataType, SingleValue: c.sv, Cardinality: m.cardinality,
 		Nulls: c.nullCount, Encoding: EncodingRaw, Compression: c.compressionName(p)}
@@ -254,7 +254,7 @@ func (c *column) finishRaw(p columnPlan, m columnMeta) (ColumnResult, columnMeta
 		fwd = name + ".mv.raw.fwd"
 	}
 	if err := pw.entry(name, idxForward, fwd, func(w io.Writer) error {
-		return c.writeRawFromSpill(w, p.tmpDir, compressionIDs[res.Compression])
+		return write(w, p.tmpDir, compressionIDs[res.Compression])
 	}); err != nil {
 		return res, m, nil, err
 	}

@@ -97,7 +97,7 @@ func (r *rowSpill) add(b []byte) error {
 // compactHashes sorts and deduplicates the hashes (amortized O(n log n)),
 // so memory follows the distinct count, not the row count.
 func (r *rowSpill) compactHashes() {
-	slices.Sort(r.hashes)
+	radixSort(r.hashes, nil)
 	r.hashes = slices.Compact(r.hashes)
 	r.dedup = len(r.hashes)
 }
@@ -192,28 +192,6 @@ func (c *column) maybeRowMode() error {
 	if switched {
 		c.ids = nil // ids are assigned at finish
 	}
-	return nil
-}
-
-// rebuildDictionary turns a row-mode variable-width column back into a
-// dictionary column (when the final statistics ask for a dictionary).
-func (c *column) rebuildDictionary() error {
-	rs := c.rows2
-	defer rs.remove()
-	next, err := rs.reader()
-	if err != nil {
-		return err
-	}
-	d := newBytesDict()
-	c.ids = make([]int32, c.entries)
-	for i := range c.ids {
-		b, err := next()
-		if err != nil {
-			return err
-		}
-		c.ids[i] = d.id(b)
-	}
-	c.bytes, c.rows2 = d, nil
 	return nil
 }
 

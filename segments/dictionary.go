@@ -1,7 +1,6 @@
 package segments
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/binary"
@@ -20,8 +19,9 @@ import (
 //
 // A high-cardinality column switches to row mode (maybeToRows): the map is
 // dropped and every value goes, in row order, to a spill file (native byte
-// order, read back by this process only); finishRows reads them back,
-// sorts a copy and binary-searches each value's id.
+// order, read back by this process only); dictionary_rows.go turns the
+// spill into the sorted distinct values and, only when the column keeps a
+// dictionary, each value's id.
 type numDict[T int32 | int64 | float32 | float64] struct {
 	m       map[T]int32
 	vals    []T
@@ -30,6 +30,7 @@ type numDict[T int32 | int64 | float32 | float64] struct {
 	sp      *spill // row mode: spilled values
 	nRows   int    // row mode: values spilled so far
 	err     error  // row mode: sticky spill error
+	inOrder bool   // row mode: spilled values were non-decreasing in row order
 }
 
 // rowModeMin is the distinct count above which a column may switch to row
@@ -97,45 +98,6 @@ func (d *numDict[T]) maybeToRows(ids []int32, force bool, dir string) (bool, err
 	return true, d.err
 }
 
-// finishRows (row mode) reads the values back, sorts them in place into
-// the distinct values, then streams the spill a second time to look up each
-// value's final id (12 bytes a row at the peak, not 20).
-func (d *numDict[T]) finishRows() ([]int32, error) {
-	defer d.sp.remove()
-	d.flushRows()
-	if d.err != nil {
-		return nil, d.err
-	}
-	s := make([]T, d.nRows)
-	if err := d.sp.readInto(valueBytes(s)); err != nil {
-		return nil, err
-	}
-	slices.Sort(s)
-	s = slices.Compact(s)
-	if len(s) < cap(s)/2 {
-		s = slices.Clone(s) // let the big buffer go
-	}
-	ids := make([]int32, d.nRows)
-	chunk := make([]T, rowBuf)
-	if _, err := d.sp.f.Seek(0, io.SeekStart); err != nil {
-		return nil, err
-	}
-	r := bufio.NewReaderSize(d.sp.f, 1<<20)
-	for i := 0; i < d.nRows; {
-		n := min(len(chunk), d.nRows-i)
-		if _, err := io.ReadFull(r, valueBytes(chunk[:n])); err != nil {
-			return nil, err
-		}
-		for k, v := range chunk[:n] {
-			j, _ := slices.BinarySearch(s, v)
-			ids[i+k] = int32(j)
-		}
-		i += n
-	}
-	d.vals = slices.Clip(s)
-	return ids, nil
-}
-
 // sort orders the values ascending (NaN and -0.0 never get here) and
 // returns remap[provisionalId] = final id.
 func (d *numDict[T]) sort() []int32 {
@@ -154,75 +116,14 @@ func (d *numDict[T]) sort() []int32 {
 	return remap
 }
 
-// arena stores byte strings in fixed blocks that never move, so strings
-// pointing into it stay valid while it grows.
-type arena struct {
-	blocks [][]byte
-	cur    []byte
-	size   int64
-}
-
-const arenaBlock = 1 << 20
-
-func (a *arena) copy(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
-	if len(b) > cap(a.cur)-len(a.cur) {
-		n := arenaBlock
-		if len(b) > n/4 {
-			n = len(b)
-		}
-		a.cur = make([]byte, 0, n)
-		a.blocks = append(a.blocks, a.cur)
-	}
-	start := len(a.cur)
-	a.cur = append(a.cur, b...)
-	a.size += int64(len(b))
-	s := a.cur[start:len(a.cur):len(a.cur)]
-	return unsafe.String(&s[0], len(s))
-}
-
-// bytesDict collects distinct variable-width values (STRING/JSON UTF-8,
-// BYTES, BIG_DECIMAL keys) without a heap allocation per value.
-type bytesDict struct {
-	m      map[string]int32
-	vals   []string // point into ar
-	ar     arena
-	maxLen int
-	minLen int
-	// high: some value holds a byte >= 0xEE (a char >= U+E000), where
-	// UTF-8 byte order and UTF-16 order can differ.
-	high bool
-}
-
-func newBytesDict() *bytesDict {
-	return &bytesDict{m: make(map[string]int32, 1024), minLen: math.MaxInt}
-}
-
-func (d *bytesDict) id(b []byte) int32 {
-	if id, ok := d.m[string(b)]; ok { // no allocation for the lookup
-		return id
-	}
-	s := d.ar.copy(b)
-	id := int32(len(d.vals))
-	d.m[s] = id
-	d.vals = append(d.vals, s)
-	d.maxLen = max(d.maxLen, len(b))
-	d.minLen = min(d.minLen, len(b))
-	if !d.high {
-		for _, c := range b {
-			if c >= 0xEE {
-				d.high = true
-				break
-			}
-		}
-	}
-	return id
-}
-
 // sort orders values by the stored type's order and returns the remap.
 func (d *bytesDict) sort(t pinot.DataType) []int32 {
+	if d.sorted {
+		return nil
+	}
+	if t.StoredType() != pinot.BigDecimal {
+		return d.sortFunc(d.compare(t))
+	}
 	type entry struct {
 		s  string
 		id int32
@@ -231,24 +132,46 @@ func (d *bytesDict) sort(t pinot.DataType) []int32 {
 	for i, v := range d.vals {
 		es[i] = entry{v, int32(i)}
 	}
-	switch {
-	case t.StoredType() == pinot.BigDecimal:
-		keys := make([]decKey, len(d.vals))
-		for i, v := range d.vals {
-			keys[i].u, keys[i].scale = decodeDecimalKey([]byte(v))
-		}
-		slices.SortFunc(es, func(a, b entry) int { return compareDecimal(&keys[a.id], &keys[b.id]) })
-	case t.StoredType() == pinot.String && d.high:
-		slices.SortFunc(es, func(a, b entry) int { return compareUTF16(a.s, b.s) })
-	default: // BYTES, and STRING without chars >= U+E000: byte order is the order
-		slices.SortFunc(es, func(a, b entry) int { return strings.Compare(a.s, b.s) })
+	keys := make([]decKey, len(d.vals))
+	for i, v := range d.vals {
+		keys[i].u, keys[i].scale = decodeDecimalKey([]byte(v))
 	}
+	slices.SortFunc(es, func(a, b entry) int { return compareDecimal(&keys[a.id], &keys[b.id]) })
 	remap := make([]int32, len(es))
 	for newID, e := range es {
 		remap[e.id] = int32(newID)
 		d.vals[newID] = e.s
 	}
-	d.m = nil
+	d.tab = nil
+	return remap
+}
+
+// compare is the order of a STRING/JSON/BYTES dictionary: UTF-16 order for
+// strings with chars >= U+E000, else byte order (the same order then).
+func (d *bytesDict) compare(t pinot.DataType) func(a, b string) int {
+	if t.StoredType() == pinot.String && d.high {
+		return compareUTF16
+	}
+	return strings.Compare
+}
+
+// sortFunc orders values by cmp and returns the remap.
+func (d *bytesDict) sortFunc(cmp func(a, b string) int) []int32 {
+	type entry struct {
+		s  string
+		id int32
+	}
+	es := make([]entry, len(d.vals))
+	for i, v := range d.vals {
+		es[i] = entry{v, int32(i)}
+	}
+	slices.SortFunc(es, func(a, b entry) int { return cmp(a.s, b.s) })
+	remap := make([]int32, len(es))
+	for newID, e := range es {
+		remap[e.id] = int32(newID)
+		d.vals[newID] = e.s
+	}
+	d.tab = nil
 	return remap
 }
 
