@@ -285,8 +285,7 @@ func (b *builder) write(ctx context.Context, segDir, spillDir string) (*Result, 
 	if err := os.Mkdir(v3dir, 0o755); err != nil {
 		return nil, err
 	}
-	crc := adler32.New()
-	all, err := assembleV3(v3dir, sortedParts, sortedEntries, crc)
+	all, sum, err := assembleV3(v3dir, sortedParts, sortedEntries)
 	if err != nil {
 		return nil, err
 	}
@@ -295,11 +294,11 @@ func (b *builder) write(ctx context.Context, segDir, spillDir string) (*Result, 
 	if err != nil {
 		return nil, err
 	}
-	crc.Write(props)
+	sum = adler32Combine(sum, adler32.Checksum(props), int64(len(props)))
 	if err := os.WriteFile(filepath.Join(v3dir, "metadata.properties"), props, 0o644); err != nil {
 		return nil, err
 	}
-	sum, dsum := crc.Sum32(), dataCRC(all)
+	dsum := dataCRC(all)
 	res.CRC, res.DataCRC = int64(sum), int64(dsum)
 	if err := writeCreationMeta(filepath.Join(v3dir, "creation.meta"), sum, dsum, cfg.CreationTime); err != nil {
 		return nil, err

@@ -86,27 +86,21 @@ func (p *partWriter) close() error {
 }
 
 // assembleV3 concatenates the parts (in the given column order) into
-// columns.psf and writes index_map. Both are fed to crc in file-name order
-// (columns.psf, then index_map). It returns the entries with absolute
-// offsets.
-func assembleV3(v3dir string, parts []string, entries [][]psfEntry, crc hash.Hash32) ([]psfEntry, error) {
+// columns.psf and writes index_map. It returns the entries with absolute
+// offsets and the Adler-32 of columns.psf then index_map (file-name order),
+// combined from the entries' checksums so the copy stays in the kernel.
+func assembleV3(v3dir string, parts []string, entries [][]psfEntry) ([]psfEntry, uint32, error) {
 	f, err := os.Create(v3dir + "/columns.psf")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
-	bw := bufio.NewWriterSize(io.MultiWriter(f, crc), 1<<20)
 	var all []psfEntry
 	var base int64
 	for i, part := range parts {
-		pf, err := os.Open(part)
+		n, err := appendFile(f, part)
 		if err != nil {
-			return nil, err
-		}
-		n, err := io.Copy(bw, pf)
-		pf.Close()
-		if err != nil {
-			return nil, fmt.Errorf("append %s to columns.psf: %w", part, err)
+			return nil, 0, fmt.Errorf("append %s to columns.psf: %w", part, err)
 		}
 		for _, e := range entries[i] {
 			e.offset += base
@@ -114,11 +108,8 @@ func assembleV3(v3dir string, parts []string, entries [][]psfEntry, crc hash.Has
 		}
 		base += n
 	}
-	if err := bw.Flush(); err != nil {
-		return nil, err
-	}
 	if err := f.Close(); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var im properties
 	for _, e := range all {
@@ -126,11 +117,36 @@ func assembleV3(v3dir string, parts []string, entries [][]psfEntry, crc hash.Has
 		im.set(e.column+"."+e.indexID+".size", strconv.FormatInt(e.size, 10))
 	}
 	b := im.bytes()
-	crc.Write(b)
 	if err := os.WriteFile(v3dir+"/index_map", b, 0o644); err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return all, nil
+	sum := adler32Combine(entriesAdler(all), adler32.Checksum(b), int64(len(b)))
+	return all, sum, nil
+}
+
+// appendFile appends the file at path to f (copy_file_range where the
+// kernel has it) and returns the bytes copied.
+func appendFile(f *os.File, path string) (int64, error) {
+	pf, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer pf.Close()
+	return io.Copy(f, pf)
+}
+
+// entriesAdler is the Adler-32 of the entries laid end to end, each its
+// 8-byte marker then its content.
+func entriesAdler(entries []psfEntry) uint32 {
+	var m [8]byte
+	binary.BigEndian.PutUint64(m[:], v3Magic)
+	marker := adler32.Checksum(m[:])
+	sum := uint32(1) // Adler-32 of nothing
+	for _, e := range entries {
+		sum = adler32Combine(sum, marker, 8)
+		sum = adler32Combine(sum, e.adler, e.size-8)
+	}
+	return sum
 }
 
 // dataCRC is Adler-32 over the would-be v1 forward and dictionary files
