@@ -264,6 +264,7 @@ func (b *builder) write(ctx context.Context, segDir, spillDir string) (*Result, 
 			}
 			results[i], metas[i], entries[i] = r, m, e
 			b.cols[i] = nil // let the column's memory go
+			runtime.GC()    // and the heap shrink back before the next column grows it
 			return nil
 		})
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 
 	"github.com/zeebo/xxh3"
 	"golang.org/x/sync/errgroup"
@@ -72,17 +73,47 @@ func (r *rowSpill) shardDict(shard, shards int, ids []int32, sizeHint int) (*byt
 	}
 	defer sr.close()
 	d := newBytesDictSize(sizeHint)
+	var bt lookupBatch
 	for i := range ids {
 		b, err := sr.next()
 		if err != nil {
 			return nil, err
 		}
-		if shards > 1 && int(xxh3.Hash(b)%uint64(shards)) != shard {
+		h := xxh3.Hash(b)
+		if shards > 1 && shardOf(h, shards) != shard {
 			continue
 		}
-		ids[i] = d.id(b)*int32(shards) + int32(shard)
+		if bt.add(i, h, b) {
+			bt.flush(d, ids, shard, shards)
+		}
 	}
+	bt.flush(d, ids, shard, shards)
 	return d, nil
+}
+
+// lookupBatch holds values whose dictionary lookups run together (bytesDict.warm).
+type lookupBatch struct {
+	n    int
+	rows [32]int
+	hs   [32]uint64
+	vals [32][]byte
+}
+
+// add copies in a value; it reports whether the batch is full.
+func (bt *lookupBatch) add(row int, h uint64, b []byte) bool {
+	bt.rows[bt.n], bt.hs[bt.n] = row, h
+	bt.vals[bt.n] = append(bt.vals[bt.n][:0], b...)
+	bt.n++
+	return bt.n == len(bt.rows)
+}
+
+// flush looks the batch up, writing ids[row] = local id*shards + shard.
+func (bt *lookupBatch) flush(d *bytesDict, ids []int32, shard, shards int) {
+	d.warm(bt.hs[:bt.n])
+	for k := range bt.n {
+		ids[bt.rows[k]] = d.idHash(bt.vals[k], bt.hs[k])*int32(shards) + int32(shard)
+	}
+	bt.n = 0
 }
 
 // mergeShardDicts sorts each shard's values (in parallel), merges them into
@@ -97,11 +128,15 @@ func mergeShardDicts(dicts []*bytesDict, ids []int32, stored pinot.DataType) *by
 		out.ar.size += d.ar.size
 		total += len(d.vals)
 	}
-	cmp := out.compare(stored)
+	utf16 := out.utf16Order(stored)
+	cmp := strings.Compare
+	if utf16 {
+		cmp = compareUTF16
+	}
 	remaps := make([][]int32, len(dicts))
 	var g errgroup.Group
 	for s, d := range dicts {
-		g.Go(func() error { remaps[s] = d.sortFunc(cmp); return nil })
+		g.Go(func() error { remaps[s] = d.sortOrdered(utf16); return nil })
 	}
 	_ = g.Wait()
 	// final[s][sorted local position] = global id; values never repeat

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/zeebo/xxh3"
@@ -22,8 +21,7 @@ import (
 type rowSpill struct {
 	stored  pinot.DataType
 	sp      *spill
-	hashes  []uint64 // xxh3 of each value; sorted+deduplicated when it doubles
-	dedup   int      // len(hashes) after the last deduplication
+	hashes  *hashSet // xxh3 of each distinct value
 	n       int64
 	min     []byte
 	max     []byte
@@ -40,7 +38,7 @@ func newRowSpill(dir string, stored pinot.DataType) (*rowSpill, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rowSpill{stored: stored, sp: sp, hashes: make([]uint64, 0, 1<<16), sorted: true,
+	return &rowSpill{stored: stored, sp: sp, hashes: newHashSet(), sorted: true,
 		minLen: int(^uint(0) >> 1), decKeys: stored == pinot.BigDecimal}, nil
 }
 
@@ -68,10 +66,7 @@ func (r *rowSpill) add(b []byte) error {
 	if _, err := r.sp.Write(b); err != nil {
 		return err
 	}
-	r.hashes = append(r.hashes, xxh3.Hash(b))
-	if len(r.hashes) >= 2*max(r.dedup, 1<<15) {
-		r.compactHashes()
-	}
+	r.hashes.add(xxh3.Hash(b))
 	if r.n == 0 {
 		r.min, r.max, r.prev = append(r.min[:0], b...), append(r.max[:0], b...), append(r.prev[:0], b...)
 	} else {
@@ -94,19 +89,8 @@ func (r *rowSpill) add(b []byte) error {
 	return nil
 }
 
-// compactHashes sorts and deduplicates the hashes (amortized O(n log n)),
-// so memory follows the distinct count, not the row count.
-func (r *rowSpill) compactHashes() {
-	radixSort(r.hashes, nil)
-	r.hashes = slices.Compact(r.hashes)
-	r.dedup = len(r.hashes)
-}
-
 // cardinality is the number of distinct values (64-bit hashes).
-func (r *rowSpill) cardinality() int {
-	r.compactHashes()
-	return len(r.hashes)
-}
+func (r *rowSpill) cardinality() int { return r.hashes.len() }
 
 // reader returns a reader over the spilled values; next returns each value
 // (valid until the following call).

@@ -24,14 +24,21 @@ func TestBuild_RowModeSameBytesAsDictionary(t *testing.T) {
 		{Name: "sorted", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, // unique, sorted
 		{Name: "l", DataType: pinot.Long, FieldType: pinot.Metric, SingleValue: true},           // unique first, then repeats
 		{Name: "mv", DataType: pinot.String, FieldType: pinot.Dimension},
+		{Name: "u16", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, // UTF-16 order differs
+		{Name: "pre", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, // long shared prefix
+		{Name: "raw", DataType: pinot.Bytes, FieldType: pinot.Dimension, SingleValue: true},  // bytes >= 0xEE
 	}}
+	highs := []string{"\uE000", "\U0001F600", "\uFFFD", "a", "\u00E9", ""}
 	rows := make([][]any, n)
 	for r := range rows {
 		k := r
 		if r >= 70_000 { // 70,000 distinct: row mode after 9 batches, a dictionary in the end
 			k = r % 1000
 		}
-		rows[r] = []any{fmt.Sprintf("v%07d", k*7919%n), fmt.Sprintf("s%07d", r), int64(k * 31), []any{fmt.Sprintf("m%d", k), "x"}}
+		rows[r] = []any{fmt.Sprintf("v%07d", k*7919%n), fmt.Sprintf("s%07d", r), int64(k * 31), []any{fmt.Sprintf("m%d", k), "x"},
+			highs[k%len(highs)] + fmt.Sprint(k*31%n) + highs[k/7%len(highs)],
+			"a-shared-prefix-longer-than-16-bytes/" + fmt.Sprint(k*7%n),
+			[]byte{0xEF, byte(k >> 16), byte(k >> 8), byte(k), 0xFF}}
 	}
 	build := func(dict []string) string {
 		out := t.TempDir()
@@ -48,7 +55,7 @@ func TestBuild_RowModeSameBytesAsDictionary(t *testing.T) {
 		return res.Dir
 	}
 	auto := build(nil)
-	forced := build([]string{"s", "sorted", "l", "mv"})
+	forced := build([]string{"s", "sorted", "l", "mv", "u16", "pre", "raw"})
 	for _, f := range []string{"columns.psf", "index_map", "metadata.properties", "creation.meta"} {
 		a, _ := os.ReadFile(filepath.Join(auto, "v3", f))
 		b, _ := os.ReadFile(filepath.Join(forced, "v3", f))
@@ -101,6 +108,7 @@ func TestBuild_NumericRowModeRoundTrip(t *testing.T) {
 		{Name: "ts", DataType: pinot.Long, FieldType: pinot.Dimension, SingleValue: true},  // ascending with repeats
 		{Name: "i", DataType: pinot.Int, FieldType: pinot.Dimension, SingleValue: true},    // unique first, then repeats
 		{Name: "g", DataType: pinot.Double, FieldType: pinot.Dimension, SingleValue: true}, // negatives, dictionary
+		{Name: "l", DataType: pinot.Long, FieldType: pinot.Dimension, SingleValue: true},   // negatives, unordered
 	}}
 	rows := make([][]any, n)
 	for r := range rows {
@@ -110,7 +118,7 @@ func TestBuild_NumericRowModeRoundTrip(t *testing.T) {
 		}
 		sign := float64(1 - 2*(r%2))
 		rows[r] = []any{sign * float64(r*7919%n) / 7, float32(sign) * float32(r*104729%n) / 3,
-			int64(r / 2), int32(k*7919%n - n/2), sign * float64(k) / 4}
+			int64(r / 2), int32(k*7919%n - n/2), sign * float64(k) / 4, int64(sign) * int64(k) << 33}
 	}
 	cfg := segments.Config{Schema: schema, TableName: "nr", SegmentName: "nr_0", CreationTime: time.UnixMilli(1)}
 	res, err := segments.Build(context.Background(), segments.NewMemorySource(schema, rows, 8192), cfg, t.TempDir())
@@ -118,7 +126,7 @@ func TestBuild_NumericRowModeRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"d": segments.EncodingRaw, "f": segments.EncodingRaw, "ts": segments.EncodingDictionary,
-		"i": segments.EncodingDictionary, "g": segments.EncodingDictionary}
+		"i": segments.EncodingDictionary, "g": segments.EncodingDictionary, "l": segments.EncodingDictionary}
 	for _, c := range res.Columns {
 		if c.Encoding != want[c.Name] {
 			t.Errorf("%s: %s, want %s", c.Name, c.Encoding, want[c.Name])

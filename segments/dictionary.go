@@ -122,7 +122,7 @@ func (d *bytesDict) sort(t pinot.DataType) []int32 {
 		return nil
 	}
 	if t.StoredType() != pinot.BigDecimal {
-		return d.sortFunc(d.compare(t))
+		return d.sortOrdered(d.utf16Order(t))
 	}
 	type entry struct {
 		s  string
@@ -146,13 +146,50 @@ func (d *bytesDict) sort(t pinot.DataType) []int32 {
 	return remap
 }
 
-// compare is the order of a STRING/JSON/BYTES dictionary: UTF-16 order for
-// strings with chars >= U+E000, else byte order (the same order then).
-func (d *bytesDict) compare(t pinot.DataType) func(a, b string) int {
-	if t.StoredType() == pinot.String && d.high {
-		return compareUTF16
+// utf16Order reports whether a STRING/JSON/BYTES dictionary sorts in UTF-16
+// order: strings with chars >= U+E000; otherwise byte order is the order.
+func (d *bytesDict) utf16Order(t pinot.DataType) bool {
+	return t.StoredType() == pinot.String && d.high
+}
+
+// sortOrdered orders values in UTF-16 or byte order and returns the remap.
+func (d *bytesDict) sortOrdered(utf16 bool) []int32 {
+	if utf16 {
+		return d.sortFunc(compareUTF16)
 	}
-	return strings.Compare
+	return d.sortBytes()
+}
+
+// sortBytes orders values by bytes, comparing 16-byte big-endian prefixes
+// held in the sort entries first, so most comparisons never leave them.
+func (d *bytesDict) sortBytes() []int32 {
+	type entry struct {
+		k1, k2 uint64
+		id     int32
+	}
+	es := make([]entry, len(d.vals))
+	for i, v := range d.vals {
+		var b [16]byte
+		copy(b[:], v) // shorter values pad with 0, which sorts first
+		es[i] = entry{binary.BigEndian.Uint64(b[:8]), binary.BigEndian.Uint64(b[8:]), int32(i)}
+	}
+	slices.SortFunc(es, func(a, b entry) int {
+		if a.k1 != b.k1 {
+			return cmp.Compare(a.k1, b.k1)
+		}
+		if a.k2 != b.k2 {
+			return cmp.Compare(a.k2, b.k2)
+		}
+		return strings.Compare(d.vals[a.id], d.vals[b.id])
+	})
+	remap := make([]int32, len(es))
+	sorted := make([]string, len(es))
+	for newID, e := range es {
+		remap[e.id] = int32(newID)
+		sorted[newID] = d.vals[e.id]
+	}
+	d.vals, d.tab = sorted, nil
+	return remap
 }
 
 // sortFunc orders values by cmp and returns the remap.

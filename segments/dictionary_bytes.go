@@ -27,6 +27,7 @@ type bytesDict struct {
 	// sorted: vals are already in final order (a rebuilt dictionary) and
 	// the ids handed out are final.
 	sorted bool
+	sink   uint64 // keeps warm's loads
 }
 
 const (
@@ -47,8 +48,14 @@ func newBytesDictSize(n int) *bytesDict {
 }
 
 // id returns the value's id, adding it when new.
-func (d *bytesDict) id(b []byte) int32 {
-	h := xxh3.Hash(b)
+func (d *bytesDict) id(b []byte) int32 { return d.idHash(b, xxh3.Hash(b)) }
+
+// shardOf picks one of n (<= 1024) shards from bits of the value's hash
+// that neither the table index nor the tag use.
+func shardOf(h uint64, n int) int { return int(h>>30&1023) % n }
+
+// idHash is id with the value's xxh3 hash h already computed.
+func (d *bytesDict) idHash(b []byte, h uint64) int32 {
 	tag := h>>posBits | 1 // never 0, so a used slot is never 0
 	mask := uint64(len(d.tab) - 1)
 	for i := h & mask; ; i = (i + 1) & mask {
@@ -83,6 +90,23 @@ func (d *bytesDict) insert(slot, tag uint64, b []byte) int32 {
 		d.grow()
 	}
 	return id
+}
+
+// warm touches the table slots and arena entries of a batch of hashes, so
+// their cache misses overlap instead of queuing one lookup at a time.
+func (d *bytesDict) warm(hs []uint64) {
+	mask := uint64(len(d.tab) - 1)
+	var sink uint64
+	for _, h := range hs {
+		sink += d.tab[h&mask]
+	}
+	for _, h := range hs {
+		if s := d.tab[h&mask]; s != 0 {
+			pos := s & posMask
+			sink += uint64(d.ar.blocks[pos>>blockBits][pos&(1<<blockBits-1)])
+		}
+	}
+	d.sink += sink
 }
 
 // grow doubles the table, rehashing each value from the arena.

@@ -162,39 +162,31 @@ func searchNum[T int32 | int64 | float32 | float64](s []T, v T) int {
 	return lo
 }
 
-// sortNums sorts ascending. Floats (never NaN or -0.0 here) are sorted as
-// integers whose order is the float order, which skips the NaN checks of
-// the generic float comparison.
+// sortNums sorts ascending in place. Floats (never NaN or -0.0 here) are
+// sorted as integers with the same order, which skips the NaN checks of the
+// generic float comparison.
 func sortNums[T int32 | int64 | float32 | float64](s []T) {
 	switch v := any(s).(type) {
 	case []float64:
 		k := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
-		orderedFloatBits(k)
+		for i, x := range k { // negative: flip the magnitude bits (its own inverse)
+			k[i] = x ^ (x >> 63 & math.MaxInt64)
+		}
 		slices.Sort(k)
-		orderedFloatBits(k)
+		for i, x := range k {
+			k[i] = x ^ (x >> 63 & math.MaxInt64)
+		}
 	case []float32:
 		k := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
-		orderedFloatBits(k)
+		for i, x := range k {
+			k[i] = x ^ (x >> 31 & math.MaxInt32)
+		}
 		slices.Sort(k)
-		orderedFloatBits(k)
+		for i, x := range k {
+			k[i] = x ^ (x >> 31 & math.MaxInt32)
+		}
 	default:
 		slices.Sort(s)
-	}
-}
-
-// orderedFloatBits maps IEEE-754 bit patterns, viewed as signed integers,
-// to integers with the same order as the floats (and back: it is its own
-// inverse): negative floats get their magnitude bits flipped.
-func orderedFloatBits[K int32 | int64](k []K) {
-	m32, m64 := int32(math.MaxInt32), int64(math.MaxInt64)
-	mask := K(m32)
-	if unsafe.Sizeof(mask) == 8 {
-		mask = K(m64)
-	}
-	for i, x := range k {
-		if x < 0 {
-			k[i] = x ^ mask
-		}
 	}
 }
 

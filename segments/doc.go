@@ -168,19 +168,23 @@
 // # Memory (row mode)
 //
 // While reading, a column keeps its distinct values (typed hash maps;
-// strings copied into 1 MiB arena blocks) and a 4-byte provisional id per
-// value. Once a column has more than 65,536 distinct values and more than
-// half its values are distinct (or it is in NoDictionary), it switches to
-// row mode: its values go, in row order, to a spill file in Config.TempDir
-// and no per-value id is kept. Fixed-width values are read back at finish,
-// sorted in place into the dictionary and looked up by binary search while
-// streaming the spill again. For variable-width values only a 64-bit hash
-// per value stays in memory (sorted and deduplicated whenever the slice
-// doubles, so it follows the distinct count; exact cardinality up to hash
-// collisions), with min, max, lengths and sortedness. If the final
-// statistics still call for a dictionary (half the values repeat after all,
-// or the column is sorted), it is rebuilt from the spill; the bytes are the
-// same either way (TestBuild_RowModeSameBytesAsDictionary).
+// strings copied into 1 MiB arena blocks under a pointer-free hash table)
+// and a 4-byte provisional id per value. Each column's memory is handed back
+// (a GC) as soon as its index files are written. Once a column has more than
+// 65,536 distinct values and more than half its values are distinct (or it
+// is in NoDictionary), it switches to row mode: its values go, in row order,
+// to a spill file in Config.TempDir and no per-value id is kept. Fixed-width
+// values are read back at finish and sorted in place into the distinct
+// values; a raw column is then written straight from the spill, a dictionary
+// column gets its ids while the spill streams again (a running count when
+// the values came in order, else a binary search). For variable-width values
+// only a set of 64-bit hashes of the distinct values stays in memory (exact
+// cardinality up to hash collisions), with min, max, lengths and sortedness.
+// If the final statistics still call for a dictionary (half the values
+// repeat after all, or the column is sorted), it is rebuilt from the spill
+// in hash shards, in parallel, merged in order; the bytes are the same
+// either way (TestBuild_RowModeSameBytesAsDictionary,
+// TestBuild_NumericRowModeRoundTrip).
 //
 // # Invariants (tests cite these)
 //
