@@ -57,7 +57,7 @@ func newSQLLake(t *testing.T, rows int) *sqlLake {
 	t.Helper()
 	dir := t.TempDir()
 	l := &sqlLake{dbPath: filepath.Join(dir, "catalog.db"), name: "lakecat", rows: rows}
-	db, err := sql.Open("sqlite", l.dbPath)
+	db, err := sql.Open("sqlite", l.dbPath+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}

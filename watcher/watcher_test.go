@@ -37,10 +37,11 @@ type lake struct {
 func newLake(t *testing.T) *lake {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db"))
+	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db")+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
 	}
+	db.SetMaxOpenConns(1) // the test and the watchers' goroutines share it
 	t.Cleanup(func() { db.Close() })
 	cat, err := sqlcat.NewCatalog("test", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + dir})
 	if err != nil {
@@ -105,8 +106,11 @@ func (l *lake) overwrite(n int) {
 // loader serves the lake's table to the watcher.
 type loader struct{ l *lake }
 
-func (ld loader) LoadTable(context.Context, checkpoint.Table) (*watcher.Source, error) {
-	tbl := ld.l.load()
+func (ld loader) LoadTable(ctx context.Context, _ checkpoint.Table) (*watcher.Source, error) {
+	tbl, err := ld.l.cat.LoadTable(ctx, ld.l.ident) // watcher goroutines: return errors, never t.Fatal
+	if err != nil {
+		return nil, err
+	}
 	return &watcher.Source{Table: tbl, MetadataLocation: tbl.MetadataLocation()}, nil
 }
 

@@ -42,7 +42,9 @@ func openDemoLake(ctx context.Context, dir string) (*demoLake, error) {
 	if err := os.MkdirAll(wh, 0o755); err != nil {
 		return nil, fmt.Errorf("create warehouse: %w", err)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, "catalog.db"))
+	// The watcher reads this catalog through its own connection while the
+	// demo commits: wait for the other side's lock rather than fail.
+	db, err := sql.Open("sqlite", filepath.Join(dir, "catalog.db")+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		return nil, fmt.Errorf("open demo catalog: %w", err)
 	}
