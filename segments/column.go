@@ -3,6 +3,7 @@ package segments
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/RoaringBitmap/roaring/v2"
 
@@ -284,9 +285,18 @@ func (c *column) rowMode() bool {
 // appendID records one value; row mode (id -1) keeps no per-value id.
 func (c *column) appendID(id int32) {
 	if id >= 0 {
+		if len(c.ids) == cap(c.ids) {
+			c.ids = growIDs(c.ids)
+		}
 		c.ids = append(c.ids, id)
 	}
 	c.entries++
+}
+
+// growIDs doubles the id slice's capacity: append's gentler growth for
+// large slices copies the ids several times over on the way to millions.
+func growIDs(ids []int32) []int32 {
+	return slices.Grow(ids, max(cap(ids), 1024))
 }
 
 func (c *column) addNull(row int) {

@@ -162,23 +162,33 @@ func searchNum[T int32 | int64 | float32 | float64](s []T, v T) int {
 	return lo
 }
 
-// sortNums sorts ascending in place. Floats (never NaN or -0.0 here) are
-// sorted as integers with the same order, which skips the NaN checks of the
-// generic float comparison.
+// sortNums sorts ascending. 64-bit values are radix sorted as unsigned keys
+// with the same order; 32-bit floats (never NaN or -0.0 here) are sorted as
+// integers with the same order, which skips the NaN checks of the generic
+// float comparison.
 func sortNums[T int32 | int64 | float32 | float64](s []T) {
 	switch v := any(s).(type) {
 	case []float64:
-		k := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
-		for i, x := range k { // negative: flip the magnitude bits (its own inverse)
-			k[i] = x ^ (x >> 63 & math.MaxInt64)
+		k := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+		for i, x := range k { // sign set: flip every bit; else set the sign
+			k[i] = x ^ (uint64(int64(x)>>63) | 1<<63)
 		}
-		slices.Sort(k)
+		radixSort(k, nil)
 		for i, x := range k {
-			k[i] = x ^ (x >> 63 & math.MaxInt64)
+			k[i] = x ^ (^uint64(int64(x)>>63) | 1<<63)
+		}
+	case []int64:
+		k := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
+		for i := range k {
+			k[i] ^= 1 << 63
+		}
+		radixSort(k, nil)
+		for i := range k {
+			k[i] ^= 1 << 63
 		}
 	case []float32:
 		k := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(v))), len(v))
-		for i, x := range k {
+		for i, x := range k { // negative: flip the magnitude bits (its own inverse)
 			k[i] = x ^ (x >> 31 & math.MaxInt32)
 		}
 		slices.Sort(k)

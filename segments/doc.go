@@ -174,16 +174,16 @@
 // 65,536 distinct values and more than half its values are distinct (or it
 // is in NoDictionary), it switches to row mode: its values go, in row order,
 // to a spill file in Config.TempDir and no per-value id is kept. Fixed-width
-// values are read back at finish and sorted in place into the distinct
-// values; a raw column is then written straight from the spill, a dictionary
-// column gets its ids while the spill streams again (a running count when
-// the values came in order, else a binary search). For variable-width values
-// only a set of 64-bit hashes of the distinct values stays in memory (exact
-// cardinality up to hash collisions), with min, max, lengths and sortedness.
-// If the final statistics still call for a dictionary (half the values
-// repeat after all, or the column is sorted), it is rebuilt from the spill
-// in hash shards, in parallel, merged in order; the bytes are the same
-// either way (TestBuild_RowModeSameBytesAsDictionary,
+// values are read back at finish and sorted (64-bit ones by radix) into the
+// distinct values; a raw column is then written straight from the spill, a
+// dictionary column gets its ids while the spill streams again (a running
+// count when the values came in order, else a binary search). For
+// variable-width values only a set of 64-bit hashes of the distinct values
+// stays in memory (exact cardinality up to hash collisions), with min, max,
+// lengths and sortedness. If the final statistics still call for a
+// dictionary (half the values repeat after all, or the column is sorted), it
+// is rebuilt from the spill in hash shards, in parallel, merged in order;
+// the bytes are the same either way (TestBuild_RowModeSameBytesAsDictionary,
 // TestBuild_NumericRowModeRoundTrip).
 //
 // # Invariants (tests cite these)
