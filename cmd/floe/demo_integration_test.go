@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -58,7 +59,7 @@ func icebergRows(t *testing.T, dir string) map[int64][3]any {
 // null cities null, across the first and the incremental snapshots.
 func TestDemo_SegmentsLoadInPinot(t *testing.T) {
 	h := pinottest.New(t)
-	addr, dir := startDemo(t)
+	addr, dir := startDemo(t, 2*time.Second)
 	first := waitSnapshot(t, addr, 0)
 	waitSnapshot(t, addr, first.Checkpoint.SnapshotID)
 

@@ -58,13 +58,14 @@ func waitSnapshot(t *testing.T, addr string, not int64) demoTableView {
 	return demoTableView{}
 }
 
-// startDemo runs the demo in the background and returns its address and
-// data directory; the demo stops when the test ends.
-func startDemo(t *testing.T) (string, string) {
+// startDemo runs the demo in the background, appending a snapshot every
+// interval, and returns its address and data directory; the demo stops
+// when the test ends.
+func startDemo(t *testing.T, interval time.Duration) (string, string) {
 	t.Helper()
 	dir := t.TempDir()
 	addr := freeAddr(t)
-	o := demoOptions{dataDir: dir, addr: addr, interval: 2 * time.Second, rows: 200, schedule: "* * * * * ?"}
+	o := demoOptions{dataDir: dir, addr: addr, interval: interval, rows: 200, schedule: "* * * * * ?"}
 	cfg := config.Default()
 	cfg.Server.Addr = addr
 	cfg.Store.Path = filepath.Join(dir, "floe.db")
@@ -90,7 +91,7 @@ func startDemo(t *testing.T) (string, string) {
 // The demo syncs its first snapshot at once and then each appended one,
 // writing real segment tarballs that floe's own reader opens.
 func TestDemo_SyncsSnapshots(t *testing.T) {
-	addr, dir := startDemo(t)
+	addr, dir := startDemo(t, 2*time.Second)
 	first := waitSnapshot(t, addr, 0)
 	if first.LastRun == nil || first.LastRun.Status != checkpoint.RunCompleted {
 		t.Fatalf("first run: %+v", first.LastRun)

@@ -31,7 +31,7 @@ func postJSON(t *testing.T, url, body string) (int, string) {
 // The process wires the API to its catalog loader: a second table is
 // onboarded over HTTP against the demo's connection and syncs.
 func TestDemo_OnboardsTableThroughAPI(t *testing.T) {
-	addr, dir := startDemo(t)
+	addr, dir := startDemo(t, 2*time.Second)
 	waitSnapshot(t, addr, 0) // the server is up and the demo table synced
 	base := "http://" + addr + "/api/v1"
 	if code, out := postJSON(t, base+"/connections/demo/validate", ""); code != 200 || !strings.Contains(out, `"ok": true`) {

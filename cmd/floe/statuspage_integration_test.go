@@ -34,9 +34,10 @@ func chromiumDOM(t *testing.T, url, shot string) string {
 }
 
 // The status page, rendered by a real browser, shows the demo table with
-// the snapshot id floe checkpointed and its last run, and no secret.
+// the snapshot id floe checkpointed and its completed last run. The demo
+// appends no second snapshot here, so what the page shows is stable.
 func TestStatusPage_ShowsSyncedTable(t *testing.T) {
-	addr, _ := startDemo(t)
+	addr, _ := startDemo(t, time.Hour)
 	v := waitSnapshot(t, addr, 0)
 	shot := filepath.Join(t.TempDir(), "status.png")
 	dom := chromiumDOM(t, "http://"+addr+"/", shot)
