@@ -39,19 +39,12 @@ type tableRecord struct {
 	Table
 }
 
-// checkpointHeader is the checkpoint without its file map.
+// checkpointHeader is the checkpoint without its file map: its summary
+// plus the per-snapshot file counts.
 type checkpointHeader struct {
 	versioned
-	Table              string        `json:"table"`
-	SnapshotID         int64         `json:"snapshotId"`
-	SequenceNumber     int64         `json:"sequenceNumber"`
-	MetadataLocation   string        `json:"metadataLocation"`
-	TableUUID          string        `json:"tableUuid"`
-	SchemaID           int           `json:"schemaId"`
-	FileCount          int           `json:"fileCount"`
+	CheckpointSummary
 	SnapshotFileCounts map[int64]int `json:"snapshotFileCounts,omitempty"`
-	CommittedAt        time.Time     `json:"committedAt"`
-	LeaseToken         int64         `json:"leaseToken"`
 }
 
 type fileRecord struct {
@@ -70,19 +63,8 @@ type leaseRecord struct {
 }
 
 func newHeader(cp Checkpoint) checkpointHeader {
-	return checkpointHeader{
-		versioned:          versioned{V: FormatCurrent},
-		Table:              cp.Table,
-		SnapshotID:         cp.SnapshotID,
-		SequenceNumber:     cp.SequenceNumber,
-		MetadataLocation:   cp.MetadataLocation,
-		TableUUID:          cp.TableUUID,
-		SchemaID:           cp.SchemaID,
-		FileCount:          len(cp.Files),
-		SnapshotFileCounts: cp.SnapshotFileCounts,
-		CommittedAt:        cp.CommittedAt,
-		LeaseToken:         cp.LeaseToken,
-	}
+	return checkpointHeader{versioned: versioned{V: FormatCurrent}, CheckpointSummary: cp.Summary(),
+		SnapshotFileCounts: cp.SnapshotFileCounts}
 }
 
 func (h checkpointHeader) checkpoint(files map[string]FileState) Checkpoint {
@@ -103,19 +85,7 @@ func (h checkpointHeader) checkpoint(files map[string]FileState) Checkpoint {
 	}
 }
 
-func (h checkpointHeader) summary() CheckpointSummary {
-	return CheckpointSummary{
-		Table:            h.Table,
-		SnapshotID:       h.SnapshotID,
-		SequenceNumber:   h.SequenceNumber,
-		MetadataLocation: h.MetadataLocation,
-		TableUUID:        h.TableUUID,
-		SchemaID:         h.SchemaID,
-		FileCount:        h.FileCount,
-		CommittedAt:      h.CommittedAt,
-		LeaseToken:       h.LeaseToken,
-	}
-}
+func (h checkpointHeader) summary() CheckpointSummary { return h.CheckpointSummary }
 
 // encode marshals a record; records are plain data so this cannot fail
 // except for a programming error, which is still reported.
