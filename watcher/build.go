@@ -2,7 +2,9 @@ package watcher
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,18 +16,26 @@ import (
 )
 
 // IcebergBuilder is the SegmentBuilder that reads a data file through
-// iceberg-go (columns matched by field id, deletes applied) and writes a
-// Pinot segment tarball with the segments package.
+// iceberg-go (columns matched by field id, deletes applied) and writes Pinot
+// segment tarballs with the segments package: one segment per
+// MaxRowsPerSegment rows (cut at batch boundaries), none when deletes
+// removed every row.
 type IcebergBuilder struct {
 	// Now stamps creation.meta; nil means time.Now.
 	Now func() time.Time
+	// BatchRows is the Arrow batch size of the scan (0: iceberg-go's).
+	BatchRows int
 }
 
 var _ SegmentBuilder = IcebergBuilder{}
 
-// Build converts req.File into one segment and its tarball in req.OutDir.
+// Build converts req.File into segments and their tarballs in req.OutDir.
 func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) ([]pinot.Segment, int64, error) {
-	scan := req.Source.Scan(table.WithSnapshotID(req.SnapshotID))
+	opts := []table.ScanOption{table.WithSnapshotID(req.SnapshotID)}
+	if b.BatchRows > 0 {
+		opts = append(opts, table.WithArrowBatchSize(b.BatchRows))
+	}
+	scan := req.Source.Scan(opts...)
 	arrowSchema, batches, err := scan.ReadTasks(ctx, req.File.Tasks)
 	if err != nil {
 		return nil, 0, fmt.Errorf("read data file: %w", err)
@@ -39,25 +49,108 @@ func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) ([]pinot.Se
 	if b.Now != nil {
 		now = b.Now
 	}
-	cfg := segmentConfig(req, now())
-	res, err := segments.Build(ctx, src, cfg, req.OutDir)
-	if err != nil {
-		return nil, 0, fmt.Errorf("build segment %s: %w", cfg.SegmentName, err)
+	parts := &partSource{src: src, max: req.MaxRowsPerSegment}
+	var (
+		out  []pinot.Segment
+		rows int64
+	)
+	for idx := 0; ; idx++ {
+		parts.next()
+		cfg := segmentConfig(req, SegmentName(req.Table.Name, req.File.Path, req.File.DeleteFingerprint, idx), now())
+		seg, n, err := buildOne(ctx, parts, cfg, req.OutDir)
+		if errors.Is(err, segments.ErrNoRows) && idx == 0 {
+			return nil, 0, nil // every row deleted: the file holds nothing for Pinot
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		out, rows = append(out, seg), rows+n
+		if !parts.more(ctx) {
+			return out, rows, parts.err
+		}
 	}
-	tarPath := filepath.Join(req.OutDir, cfg.SegmentName+".tar.gz")
-	if err := writeTar(ctx, res.Dir, tarPath); err != nil {
-		return nil, 0, err
-	}
-	_ = os.RemoveAll(res.Dir)
-	return []pinot.Segment{{Name: cfg.SegmentName, TarPath: tarPath}}, res.Rows, nil
 }
 
+// buildOne writes one segment and its tarball.
+func buildOne(ctx context.Context, src segments.Source, cfg segments.Config, outDir string) (pinot.Segment, int64, error) {
+	res, err := segments.Build(ctx, src, cfg, outDir)
+	if err != nil {
+		return pinot.Segment{}, 0, fmt.Errorf("build segment %s: %w", cfg.SegmentName, err)
+	}
+	tarPath := filepath.Join(outDir, cfg.SegmentName+".tar.gz")
+	if err := writeTar(ctx, res.Dir, tarPath); err != nil {
+		return pinot.Segment{}, 0, err
+	}
+	_ = os.RemoveAll(res.Dir)
+	return pinot.Segment{Name: cfg.SegmentName, TarPath: tarPath}, res.Rows, nil
+}
+
+// partSource cuts a source into parts of at least max rows (the last may
+// be smaller), at batch boundaries. It looks one batch ahead to know
+// whether another part follows; a batch stays valid until the source's
+// next Next, which only the next part calls.
+type partSource struct {
+	src     segments.Source
+	max     int64
+	rows    int64 // rows handed out in the current part
+	pending *segments.Batch
+	done    bool
+	err     error
+}
+
+// next starts a new part.
+func (p *partSource) next() { p.rows = 0 }
+
+// Next returns the part's next batch, or io.EOF at the end of the part.
+func (p *partSource) Next(ctx context.Context) (*segments.Batch, error) {
+	if p.max > 0 && p.rows >= p.max {
+		return nil, io.EOF
+	}
+	b := p.pending
+	p.pending = nil
+	if b == nil {
+		if p.done {
+			return nil, io.EOF
+		}
+		var err error
+		if b, err = p.src.Next(ctx); errors.Is(err, io.EOF) {
+			p.done = true
+			return nil, io.EOF
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	p.rows += int64(b.Rows)
+	return b, nil
+}
+
+// more reports whether rows remain after the current part.
+func (p *partSource) more(ctx context.Context) bool {
+	if p.done {
+		return false
+	}
+	b, err := p.src.Next(ctx)
+	switch {
+	case errors.Is(err, io.EOF):
+		p.done = true
+		return false
+	case err != nil:
+		p.err, p.done = err, true
+		return false
+	}
+	p.pending = b
+	return true
+}
+
+// Close is a no-op: Build closes nothing it did not open.
+func (p *partSource) Close() error { return nil }
+
 // segmentConfig maps the table config's indexing choices onto the builder.
-func segmentConfig(req BuildRequest, created time.Time) segments.Config {
+func segmentConfig(req BuildRequest, name string, created time.Time) segments.Config {
 	cfg := segments.Config{
 		Schema:       req.Schema,
 		TableName:    req.Table.Name,
-		SegmentName:  req.File.SegmentName,
+		SegmentName:  name,
 		CreationTime: created,
 		TempDir:      req.OutDir,
 		CustomMap:    map[string]string{"floe.sourceFile": req.File.Path},

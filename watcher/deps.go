@@ -36,6 +36,9 @@ type BuildRequest struct {
 	SnapshotID  int64
 	File        FilePlan
 	OutDir      string
+	// MaxRowsPerSegment caps a segment's rows (0: no cap); larger files
+	// become several segments.
+	MaxRowsPerSegment int64
 }
 
 // Clock is the time source (tests inject a fake).

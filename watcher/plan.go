@@ -71,7 +71,7 @@ func PlanRun(ctx context.Context, tableName string, tbl *table.Table, cp checkpo
 	plan.LiveFiles = len(live)
 	for _, fp := range live {
 		old, ok := cp.Files[fp.Path]
-		if ok && old.DeleteFingerprint == fp.DeleteFingerprint && len(old.Segments) > 0 {
+		if ok && old.DeleteFingerprint == fp.DeleteFingerprint { // also files whose rows were all deleted
 			plan.Keep[fp.Path] = old
 			continue
 		}

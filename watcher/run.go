@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -128,7 +129,7 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 		g.Go(func() error {
 			segs, rows, err := r.buildFile(gctx, BuildRequest{
 				Table: r.table, Schema: schema, TableConfig: tc, Source: src.Table,
-				SnapshotID: plan.SnapshotID, File: fp, OutDir: r.dir,
+				SnapshotID: plan.SnapshotID, File: fp, OutDir: r.dir, MaxRowsPerSegment: r.maxRowsPerSegment(),
 			})
 			mu.Lock()
 			defer mu.Unlock()
@@ -162,6 +163,16 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 		r.run.Bytes += b.plan.SizeBytes
 	}
 	return out, nil
+}
+
+// maxRowsPerSegment is the table's cap, else the watcher's.
+func (r *runner) maxRowsPerSegment() int64 {
+	if v, ok := r.table.TaskConfig[KeyMaxRowsPerSegment]; ok {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil && n > 0 {
+			return n
+		}
+	}
+	return r.w.opts.MaxRowsPerSegment
 }
 
 // buildFile runs the builder on one file. A panic in the builder (a

@@ -24,6 +24,9 @@ type Options struct {
 	RefreshInterval   time.Duration // how often the table list is re-read
 	DefaultSchedule   string        // for tables whose config has no schedule
 	WorkDir           string
+	// MaxRowsPerSegment caps segment size unless a table's task config
+	// sets maxRowsPerSegment (0: no cap).
+	MaxRowsPerSegment int64
 }
 
 // Deps are the parts a Watcher drives.

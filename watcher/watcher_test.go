@@ -17,6 +17,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	_ "modernc.org/sqlite"
@@ -34,7 +35,7 @@ type lake struct {
 	next  int64
 }
 
-func newLake(t *testing.T) *lake {
+func newLake(t *testing.T, props ...iceberg.Properties) *lake {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db")+"?_pragma=busy_timeout(10000)")
@@ -55,7 +56,11 @@ func newLake(t *testing.T) *lake {
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
 		iceberg.NestedField{ID: 2, Name: "v", Type: iceberg.PrimitiveTypes.String})
 	l := &lake{t: t, cat: cat, ident: table.Identifier{"ns", "events"}}
-	if _, err := cat.CreateTable(ctx, l.ident, sc); err != nil {
+	var opts []catalog.CreateTableOpt
+	for _, p := range props {
+		opts = append(opts, catalog.WithProperties(p))
+	}
+	if _, err := cat.CreateTable(ctx, l.ident, sc, opts...); err != nil {
 		t.Fatal(err)
 	}
 	return l
@@ -414,4 +419,10 @@ func TestWatcher_RunOnce_BuilderPanicFailsRun(t *testing.T) {
 		return
 	}
 	t.Fatalf("want a failed run naming the file, got %v (%+v)", err, run)
+}
+
+func (l *lake) deleteWhere(filter iceberg.BooleanExpression) {
+	if _, err := l.load().Delete(context.Background(), filter, nil); err != nil {
+		l.t.Fatal(err)
+	}
 }

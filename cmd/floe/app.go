@@ -101,6 +101,7 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 		Owner: cfg.Watcher.Owner, LeaseTTL: cfg.Watcher.LeaseTTL, MaxConcurrentRuns: cfg.Watcher.MaxConcurrentRuns,
 		BuildParallelism: cfg.Watcher.BuildParallelism, RefreshInterval: cfg.Watcher.RefreshInterval,
 		DefaultSchedule: cfg.Watcher.DefaultSchedule, WorkDir: cfg.Watcher.WorkDir,
+		MaxRowsPerSegment: cfg.Watcher.MaxRowsPerSegment,
 	})
 	return &app{cfg: cfg, log: logger, store: store, loader: loader, watcher: w}, nil
 }

@@ -1,0 +1,147 @@
+package watcher_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/iceberg-go"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/schema"
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/watcher"
+)
+
+// realTable returns the lake's table registered with the schema floe
+// infers for it.
+func realTable(t *testing.T, l *lake, taskConfig map[string]string) checkpoint.Table {
+	t.Helper()
+	res, err := schema.Infer(l.load().Schema(), schema.Options{Name: "events"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sj, _ := json.Marshal(res.Schema)
+	tj, _ := json.Marshal(schema.TableConfig(res, schema.TableOptions{}))
+	return checkpoint.Table{Name: "events", Connection: "c", Namespace: "ns", Source: "events",
+		TaskConfig: taskConfig, SchemaJSON: sj, TableConfigJSON: tj}
+}
+
+func segmentRows(t *testing.T, store checkpoint.Store, up *pinot.LocalDir, root string) (int, map[int64]bool) {
+	t.Helper()
+	names, err := up.ListSegments(context.Background(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[int64]bool{}
+	for _, n := range names {
+		seg, err := segments.OpenSegment(filepath.Join(root, "events", n+".tar.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		col, err := seg.ReadColumn("id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < seg.TotalDocs; i++ {
+			id := col.Values[i].(int64)
+			if ids[id] {
+				t.Fatalf("id %d twice", id)
+			}
+			ids[id] = true
+		}
+	}
+	return len(names), ids
+}
+
+// A file larger than maxRowsPerSegment becomes several segments, cut at
+// batch boundaries, with every row exactly once.
+func TestIcebergBuilder_SplitsLargeFiles(t *testing.T) {
+	l := newLake(t)
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{BatchRows: 100}, Uploader: up},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir(), MaxRowsPerSegment: 1 << 30})
+	if err := store.CreateTable(context.Background(), realTable(t, l, map[string]string{watcher.KeyMaxRowsPerSegment: "250"})); err != nil {
+		t.Fatal(err)
+	}
+	l.appendRows(1000)
+	run, err := w.RunOnce(context.Background(), "events", "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, ids := segmentRows(t, store, up, root)
+	if n != 4 || len(ids) != 1000 || run.SegmentsGenerated != 4 || run.Rows != 1000 {
+		t.Fatalf("want 4 segments of 300,300,300,100 rows holding ids 0..999: %d segments, %d ids, run %+v", n, len(ids), run)
+	}
+	cp, _ := store.GetCheckpoint(context.Background(), "events")
+	for path, fs := range cp.Files {
+		want := []string{}
+		for i := 0; i < 4; i++ {
+			want = append(want, watcher.SegmentName("events", path, "", i))
+		}
+		if fmt.Sprint(fs.Segments) != fmt.Sprint(want) {
+			t.Fatalf("checkpoint segments %v, want %v", fs.Segments, want)
+		}
+	}
+}
+
+// Deletes are applied, copy-on-write (the file is rewritten) and
+// merge-on-read (a position delete file applies to the old file, whose
+// segment is rebuilt): Pinot ends up with exactly the live rows.
+func TestIcebergBuilder_AppliesDeletes(t *testing.T) {
+	for name, props := range map[string]iceberg.Properties{
+		"copy-on-write": {},
+		"merge-on-read": {"write.delete.mode": "merge-on-read", "format-version": "2"},
+	} {
+		t.Run(name, func(t *testing.T) { testDeletes(t, props) })
+	}
+}
+
+func testDeletes(t *testing.T, props iceberg.Properties) {
+	l := newLake(t, props)
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
+	if err := store.CreateTable(context.Background(), realTable(t, l, nil)); err != nil {
+		t.Fatal(err)
+	}
+	l.appendRows(100)
+	if _, err := w.RunOnce(context.Background(), "events", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	l.deleteWhere(iceberg.LessThan(iceberg.Reference("id"), int64(40)))
+	run, err := w.RunOnce(context.Background(), "events", "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ids := segmentRows(t, store, up, root)
+	if len(ids) != 60 || ids[39] || !ids[40] {
+		t.Fatalf("want ids 40..99 after the delete, got %d ids (run %+v)", len(ids), run)
+	}
+	// Delete the rest: a merge-on-read table keeps a data file whose rows
+	// are all deleted, which must leave no segment and no error.
+	l.deleteWhere(iceberg.GreaterThanEqual(iceberg.Reference("id"), int64(40)))
+	if run, err = w.RunOnce(context.Background(), "events", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	if n, ids := segmentRows(t, store, up, root); n != 0 || len(ids) != 0 {
+		t.Fatalf("after deleting every row: %d segments, %d ids (run %+v)", n, len(ids), run)
+	}
+	cp, _ := store.GetCheckpoint(context.Background(), "events")
+	for path, fs := range cp.Files { // merge-on-read keeps the fully deleted file
+		if len(fs.Segments) != 0 || fs.Rows != 0 {
+			t.Fatalf("file %s with every row deleted holds %+v", path, fs)
+		}
+	}
+	// A file with nothing to hold is not rebuilt by the next run.
+	if run, err = w.RunOnce(context.Background(), "events", "test", nil); err != nil || run.SegmentsGenerated != 0 {
+		t.Fatalf("idle run: %+v, %v", run, err)
+	}
+}
