@@ -18,6 +18,12 @@ import (
 	"github.com/floehq/floe/pinot"
 )
 
+// forceGCRows: segments of at least this many rows collect garbage after
+// each finished column, which keeps peak RSS near one column's worth (a
+// forced collection is a cost the whole process pays, so small segments,
+// the common case in a busy server, skip it).
+const forceGCRows = 1 << 20
+
 // ErrNoRows is returned when the source has no rows: Pinot loads an empty
 // segment as an EmptyIndexSegment, which floe never writes.
 var ErrNoRows = errors.New("source has no rows")
@@ -264,7 +270,9 @@ func (b *builder) write(ctx context.Context, segDir, spillDir string) (*Result, 
 			}
 			results[i], metas[i], entries[i] = r, m, e
 			b.cols[i] = nil // let the column's memory go
-			runtime.GC()    // and the heap shrink back before the next column grows it
+			if b.rows >= forceGCRows {
+				runtime.GC() // and the heap shrink back before the next column grows it
+			}
 			return nil
 		})
 	}
