@@ -70,31 +70,27 @@ func gatherDict(v *Vector, dict *Vector, s slotKind, n int, idx []int32) error {
 	}
 	switch s {
 	case slotInts:
-		for _, i := range idx {
-			v.Ints = append(v.Ints, dict.Ints[i])
-		}
+		v.Ints = gather(v.Ints, dict.Ints, idx)
 	case slotLongs:
-		for _, i := range idx {
-			v.Longs = append(v.Longs, dict.Longs[i])
-		}
+		v.Longs = gather(v.Longs, dict.Longs, idx)
 	case slotFloats:
-		for _, i := range idx {
-			v.Floats = append(v.Floats, dict.Floats[i])
-		}
+		v.Floats = gather(v.Floats, dict.Floats, idx)
 	case slotDoubles:
-		for _, i := range idx {
-			v.Doubles = append(v.Doubles, dict.Doubles[i])
-		}
+		v.Doubles = gather(v.Doubles, dict.Doubles, idx)
 	case slotDecimals:
-		for _, i := range idx {
-			v.Decimals = append(v.Decimals, dict.Decimals[i])
-		}
+		v.Decimals = gather(v.Decimals, dict.Decimals, idx)
 	case slotBytes:
-		for _, i := range idx {
-			v.Bytes = append(v.Bytes, dict.Bytes[i])
-		}
+		v.Bytes = gather(v.Bytes, dict.Bytes, idx)
 	}
 	return nil
+}
+
+// gather appends dict[i] for every i in idx (checked by the caller).
+func gather[T any](dst, dict []T, idx []int32) []T {
+	for _, i := range idx {
+		dst = append(dst, dict[i])
+	}
+	return dst
 }
 
 // pqValues holds one page's (or dictionary's) decoded values, dense (no
