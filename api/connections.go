@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -233,9 +234,11 @@ func splitNamespace(ns string) []string {
 	return strings.Split(ns, ".")
 }
 
-// handleListNamespaces lists one page of namespaces (?parent=a.b for the
-// levels below a namespace).
-func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
+// listPage answers one page of a catalog listing: it opens the
+// connection's catalog, asks list for the page and writes
+// {key: items, "nextPageToken": ...}. Errors never carry the secrets.
+func (s *Server) listPage(w http.ResponseWriter, r *http.Request, key string,
+	list func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error)) {
 	page, err := pageRequest(r)
 	if err != nil {
 		writeErr(w, err)
@@ -246,16 +249,28 @@ func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
 		writeScrubbed(w, err, secrets)
 		return
 	}
-	p, err := cat.ListNamespaces(r.Context(), splitNamespace(r.URL.Query().Get("parent")), page)
+	items, next, err := list(r.Context(), cat, page)
 	if err != nil {
 		writeScrubbed(w, pageErr(err, page), secrets)
 		return
 	}
-	names := make([]string, 0, len(p.Items))
-	for _, ns := range p.Items {
-		names = append(names, ns.String())
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"namespaces": names, "nextPageToken": p.NextToken})
+	writeJSON(w, http.StatusOK, map[string]any{key: items, "nextPageToken": next})
+}
+
+// handleListNamespaces lists one page of namespaces (?parent=a.b for the
+// levels below a namespace).
+func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
+	s.listPage(w, r, "namespaces", func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error) {
+		p, err := cat.ListNamespaces(ctx, splitNamespace(r.URL.Query().Get("parent")), page)
+		if err != nil {
+			return nil, "", err
+		}
+		names := make([]string, 0, len(p.Items))
+		for _, ns := range p.Items {
+			names = append(names, ns.String())
+		}
+		return names, p.NextToken, nil
+	})
 }
 
 // catalogTableView is one table of a catalog listing.
@@ -266,26 +281,17 @@ type catalogTableView struct {
 
 // handleListCatalogTables lists one page of a namespace's tables.
 func (s *Server) handleListCatalogTables(w http.ResponseWriter, r *http.Request) {
-	page, err := pageRequest(r)
-	if err != nil {
-		writeErr(w, err)
-		return
-	}
-	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
-	if err != nil {
-		writeScrubbed(w, err, secrets)
-		return
-	}
-	p, err := cat.ListTables(r.Context(), splitNamespace(r.PathValue("ns")), page)
-	if err != nil {
-		writeScrubbed(w, pageErr(err, page), secrets)
-		return
-	}
-	out := make([]catalogTableView, 0, len(p.Items))
-	for _, t := range p.Items {
-		out = append(out, catalogTableView{Namespace: strings.Join(t.Namespace, "."), Name: t.Name})
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"tables": out, "nextPageToken": p.NextToken})
+	s.listPage(w, r, "tables", func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error) {
+		p, err := cat.ListTables(ctx, splitNamespace(r.PathValue("ns")), page)
+		if err != nil {
+			return nil, "", err
+		}
+		out := make([]catalogTableView, 0, len(p.Items))
+		for _, t := range p.Items {
+			out = append(out, catalogTableView{Namespace: strings.Join(t.Namespace, "."), Name: t.Name})
+		}
+		return out, p.NextToken, nil
+	})
 }
 
 // handleDescribeTable summarises one Iceberg table: schema, partitioning,
