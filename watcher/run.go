@@ -208,37 +208,7 @@ func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.Table
 	if err != nil {
 		return fmt.Errorf("list Pinot segments: %w", err)
 	}
-	keep := map[string]bool{}
-	for _, fs := range plan.Keep {
-		for _, s := range fs.Segments {
-			keep[s] = true
-		}
-	}
-	newNames := map[string]bool{}
-	var to []pinot.Segment
-	for _, b := range built {
-		for _, s := range b.segments {
-			newNames[s.Name] = true
-			if !slices.Contains(existing, s.Name) {
-				to = append(to, s)
-			}
-		}
-	}
-	// Failed files under continueOnFileError keep their old segments.
-	for _, fp := range plan.Build {
-		if old, ok := cp.Files[fp.Path]; ok && !builtContains(built, fp.Path) {
-			for _, s := range old.Segments {
-				keep[s] = true
-			}
-		}
-	}
-	prefix := SegmentPrefix(r.table.Name)
-	var from []string
-	for _, name := range existing {
-		if !keep[name] && !newNames[name] && strings.HasPrefix(name, prefix) {
-			from = append(from, name)
-		}
-	}
+	from, to := planSwap(existing, SegmentPrefix(r.table.Name), cp, plan, built)
 	if len(from) == 0 && len(to) == 0 {
 		return nil
 	}
@@ -249,13 +219,53 @@ func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.Table
 	return nil
 }
 
-func builtContains(built []builtFile, path string) bool {
-	for _, b := range built {
-		if b.plan.Path == path {
-			return true
+// planSwap decides one atomic replace: to holds the built segments Pinot
+// lacks (a dead run may have pushed some already, I2); from holds every
+// segment of this table's prefix that Pinot has and the new state does not
+// keep: those of changed and dropped files and any orphan. Files that
+// failed under continueOnFileError keep their old segments.
+func planSwap(existing []string, prefix string, cp checkpoint.Checkpoint, plan *Plan, built []builtFile) (from []string, to []pinot.Segment) {
+	has := make(map[string]bool, len(existing))
+	for _, name := range existing {
+		has[name] = true
+	}
+	keep := map[string]bool{}
+	for _, fs := range plan.Keep {
+		for _, s := range fs.Segments {
+			keep[s] = true
 		}
 	}
-	return false
+	done := builtPaths(built)
+	for _, fp := range plan.Build {
+		if old, ok := cp.Files[fp.Path]; ok && !done[fp.Path] {
+			for _, s := range old.Segments {
+				keep[s] = true
+			}
+		}
+	}
+	for _, b := range built {
+		for _, s := range b.segments {
+			keep[s.Name] = true
+			if !has[s.Name] {
+				to = append(to, s)
+			}
+		}
+	}
+	for _, name := range existing {
+		if !keep[name] && strings.HasPrefix(name, prefix) {
+			from = append(from, name)
+		}
+	}
+	return from, to
+}
+
+// builtPaths is the set of files the run converted.
+func builtPaths(built []builtFile) map[string]bool {
+	out := make(map[string]bool, len(built))
+	for _, b := range built {
+		out[b.plan.Path] = true
+	}
+	return out
 }
 
 // commit writes the new checkpoint under the run's lease (I1: only after
@@ -265,8 +275,9 @@ func (r *runner) commit(ctx context.Context, old checkpoint.Checkpoint, src *Sou
 	for path, fs := range plan.Keep {
 		files[path] = fs
 	}
+	done := builtPaths(built)
 	for _, fp := range plan.Build { // failed files keep their old state
-		if fs, ok := old.Files[fp.Path]; ok && !builtContains(built, fp.Path) {
+		if fs, ok := old.Files[fp.Path]; ok && !done[fp.Path] {
 			files[fp.Path] = fs
 		}
 	}

@@ -143,8 +143,12 @@ func (w *Watcher) Refresh(ctx context.Context) error {
 	seen := map[string]bool{}
 	for _, t := range tables {
 		seen[t.Name] = true
-		_, cpErr := w.deps.Store.GetCheckpointSummary(ctx, t.Name)
-		w.upsert(t, errors.Is(cpErr, checkpoint.ErrNotFound))
+		runNow := false
+		if !w.knows(t.Name) { // only a table new to this watcher may need its first run now
+			_, cpErr := w.deps.Store.GetCheckpointSummary(ctx, t.Name)
+			runNow = errors.Is(cpErr, checkpoint.ErrNotFound)
+		}
+		w.upsert(t, runNow)
 	}
 	w.mu.Lock()
 	for name, st := range w.tables {
@@ -155,6 +159,14 @@ func (w *Watcher) Refresh(ctx context.Context) error {
 	w.mu.Unlock()
 	w.poke()
 	return nil
+}
+
+// knows reports whether the watcher already schedules the table.
+func (w *Watcher) knows(name string) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	_, ok := w.tables[name]
+	return ok
 }
 
 // upsert installs t's schedule. runNow schedules an immediate first run.
