@@ -17,6 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 
+	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
 )
@@ -97,23 +98,8 @@ func makePQRow(i int) pqRow {
 // writePQFile writes rows in row groups of 200 with small pages.
 func writePQFile(t *testing.T, rows []pqRow, opts ...parquet.WriterOption) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "types.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	opts = append([]parquet.WriterOption{parquet.PageBufferSize(256), parquet.MaxRowsPerRowGroup(200)}, opts...)
-	w := parquet.NewGenericWriter[pqRow](f, opts...)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return parquettest.WriteFile(t, filepath.Join(t.TempDir(), "types.parquet"), rows, opts...)
 }
 
 func pqSchema() *pinot.Schema {

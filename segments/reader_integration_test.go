@@ -19,6 +19,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/internal/pinottest"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
@@ -126,22 +127,7 @@ func makePCRows(n int) []pcRow {
 
 func writeParquet[T any](t *testing.T, name string, rows []T, opts ...parquet.WriterOption) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[T](f, opts...)
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return parquettest.WriteFile(t, filepath.Join(t.TempDir(), name), rows, opts...)
 }
 
 // TestOpenSegment_pinotCreated reads segments that Pinot's own creator made

@@ -16,6 +16,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/segments"
 )
 
@@ -59,22 +60,7 @@ func makeConvertRows(n int) []convertRow {
 
 func writeConvertFixture(t *testing.T, rows []convertRow) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "events.parquet")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := parquet.NewGenericWriter[convertRow](f, parquet.MaxRowsPerRowGroup(400))
-	if _, err := w.Write(rows); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return parquettest.WriteFile(t, filepath.Join(t.TempDir(), "events.parquet"), rows, parquet.MaxRowsPerRowGroup(400))
 }
 
 // expectedJSON is what floe inspect --rows must print for a source row,
