@@ -103,7 +103,13 @@ func testTokenMonotonic(t *testing.T, s checkpoint.Store) {
 	var last int64
 	for i := range 6 {
 		owner := fmt.Sprintf("replica-%d", i%2)
-		l, err := s.AcquireLease(ctx, "orders", owner, shortTTL)
+		// Even rounds let the lease expire; odd rounds release it, so they
+		// hold it long enough that a slow store cannot expire it first.
+		ttl := longTTL
+		if i%2 == 0 {
+			ttl = shortTTL
+		}
+		l, err := s.AcquireLease(ctx, "orders", owner, ttl)
 		must(t, fmt.Sprintf("AcquireLease #%d", i), err)
 		if l.Token <= last {
 			t.Fatalf("acquire #%d by %s: token %d, want > %d", i, owner, l.Token, last)

@@ -259,12 +259,15 @@ func testCheckpointInvalid(t *testing.T, s checkpoint.Store) {
 func testFencedCommit(t *testing.T, s checkpoint.Store) {
 	ctx := ctxT(t)
 	must(t, "CreateTable", s.CreateTable(ctx, fullTable("orders")))
-	a, err := s.AcquireLease(ctx, "orders", "replica-a", shortTTL)
+	a, err := s.AcquireLease(ctx, "orders", "replica-a", longTTL)
 	must(t, "AcquireLease a", err)
 	cp1 := fullCheckpoint("orders", 1, makeFiles(20, "one"))
 	must(t, "Commit cp1", s.CommitCheckpoint(ctx, a, cp1))
 	cp1.LeaseToken = a.Token
 
+	// Only now let a's lease run out: a slow commit must not expire it.
+	a, err = s.RenewLease(ctx, a, shortTTL)
+	must(t, "RenewLease a short", err)
 	time.Sleep(3 * shortTTL)
 	b, err := s.AcquireLease(ctx, "orders", "replica-b", longTTL)
 	must(t, "AcquireLease b after expiry", err)
