@@ -27,11 +27,12 @@ var (
 	bktRuns        = []byte("runs")
 	bktLeases      = []byte("leases")
 	bktFences      = []byte("fences")
+	bktSegTokens   = []byte("segtokens")
 	keyFormat      = []byte("format")
 )
 
 func boltBuckets() [][]byte {
-	return [][]byte{bktMeta, bktConnections, bktTables, bktCheckpoints, bktFiles, bktRuns, bktLeases, bktFences}
+	return [][]byte{bktMeta, bktConnections, bktTables, bktCheckpoints, bktFiles, bktRuns, bktLeases, bktFences, bktSegTokens}
 }
 
 // Bolt is the embedded single-node Store, one bbolt file used by one
@@ -232,7 +233,7 @@ func (b *Bolt) DeleteTable(_ context.Context, name string) error {
 				return err
 			}
 		}
-		for _, bk := range [][]byte{bktFiles, bktRuns} {
+		for _, bk := range [][]byte{bktFiles, bktRuns, bktSegTokens} {
 			if err := deleteSub(tx.Bucket(bk), key); err != nil {
 				return err
 			}

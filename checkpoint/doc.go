@@ -38,6 +38,20 @@
 //     lease in one step (ErrNotFound if the table did not exist, after
 //     still removing any leftovers); only the fencing counter stays (C3).
 //   - C8 Leases exist only for existing tables (AcquireLease: ErrNotFound).
+//   - C9 CommitCheckpointDelta is C1 and C4 for a change: under the current
+//     lease only, it replaces the header and writes and removes exactly the
+//     files it names, all at once; readers see the checkpoint before or
+//     after it. Its cost is the size of the change, not of the table.
+//   - C10 The segment ledger (RecordSegments, ForgetSegments) changes only
+//     under the table's current lease; SegmentTokens returns, per segment
+//     name, the token of the lease that last recorded it. Runs record names
+//     before they upload them, so a run holding an older token can see that
+//     a newer run owns a segment (architecture I4).
+//   - W1 (WorkQueue) A builder uploads a work item's segments only after
+//     Confirm said it still holds the item and the item's lease is the
+//     table's current lease; a reclaimed item or a fenced run uploads
+//     nothing. Complete and Heartbeat by a builder that lost the item fail
+//     with ErrFenced and change nothing.
 //
 // Fields the store owns: CommitCheckpoint sets Checkpoint.LeaseToken to the
 // lease's token and fills a zero CommittedAt with the current time. All
@@ -71,11 +85,18 @@
 //	{P}v1:runorder:{t}            zset     run ID, score StartedAt unix µs
 //	{P}v1:lease:{t}               hash     v, owner, token, expiresAt; PEXPIRE ttl
 //	{P}v1:fence:{t}               string   integer, INCR on each new lease
+//	{P}v1:segtokens:{t}           hash     segment name → fencing token (ledger)
+//	{P}v1:staging:{t}:{nonce}:del set      file paths a delta removes (TTL 1h)
+//	{P}v1:work                    stream   work items, field "item" = WorkItem JSON;
+//	                                       consumer group "floe-builders"
+//	{P}v1:workdone:{t}:{run}      list     WorkResult JSON of completed items (TTL 1h)
 //
 // (The key is P immediately followed by "v1:...", e.g. "floe:v1:table:orders".)
 //
 // The checkpoint header is the Checkpoint JSON without "files", plus
-// "v" and "fileCount":
+// "v" and "fileCount" (informational: summaries count the file hash, since
+// delta commits do not rewrite it), and "backfill" while a batched run is
+// part-way (Backfill):
 //
 //	{"v":1,"table":"orders","snapshotId":42,"sequenceNumber":7,
 //	 "metadataLocation":"s3://…/00007-….metadata.json","tableUuid":"…",
@@ -92,7 +113,18 @@
 // script checks the lease (owner and token), checks the staging hash holds
 // exactly the expected number of entries, RENAMEs it over P v1:files:{t},
 // PERSISTs it and SETs the header: C1 and C4 in one atomic step. A fenced
-// commit deletes its staging hash.
+// commit deletes its staging hash. A delta commit stages the files it sets
+// (hash) and removes (set) the same way, then one script checks the lease,
+// HDELs, HSETs and SETs the header (C9).
+//
+// Work queue: one stream for every table; each replica's builders read it
+// as consumers of one group (XREADGROUP), take over items idle longer than
+// the claim timeout (XAUTOCLAIM) and keep their own items fresh by
+// XCLAIMing them again (heartbeat). Confirm, Complete and Discard are
+// scripts that first check XPENDING names the builder as the item's
+// consumer; Confirm also compares the item's owner and token with the
+// table's lease hash (W1). Complete XACKs and XDELs the item and RPUSHes
+// the result to the run's list, which the lease holder BLPOPs.
 //
 // Leases: AcquireLease is one Lua script (table exists? lease held by
 // another owner? else INCR the fence counter for a new holder, HSET the
@@ -110,6 +142,7 @@
 // (table → header JSON as above), "files" (one sub-bucket per table: path
 // → FileState JSON), "runs" (one sub-bucket per table: run ID → Run JSON),
 // "leases" (table → Lease JSON + "v"; expired when expiresAt ≤ now),
-// "fences" (table → 8-byte big-endian counter). Each Store method is one
+// "fences" (table → 8-byte big-endian counter), "segtokens" (one sub-bucket
+// per table: segment name → 8-byte big-endian token). Each Store method is one
 // bbolt transaction, which gives C1, C4, C5 and C7 directly.
 package checkpoint

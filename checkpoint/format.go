@@ -82,6 +82,7 @@ func (h checkpointHeader) checkpoint(files map[string]FileState) Checkpoint {
 		SnapshotFileCounts: h.SnapshotFileCounts,
 		CommittedAt:        h.CommittedAt,
 		LeaseToken:         h.LeaseToken,
+		Backfill:           h.Backfill,
 	}
 }
 

@@ -21,6 +21,8 @@ type Memory struct {
 	runs    map[string]map[string]Run
 	leases  map[string]Lease
 	fences  map[string]int64
+	ledger  map[string]map[string]int64 // table → segment → token
+	work    *memoryWork
 	closed  bool
 	nowFunc func() time.Time
 }
@@ -36,6 +38,8 @@ func NewMemory() *Memory {
 		runs:    map[string]map[string]Run{},
 		leases:  map[string]Lease{},
 		fences:  map[string]int64{},
+		ledger:  map[string]map[string]int64{},
+		work:    newMemoryWork(),
 		nowFunc: time.Now,
 	}
 }
@@ -177,6 +181,7 @@ func (m *Memory) DeleteTable(_ context.Context, name string) error {
 	delete(m.cps, name)
 	delete(m.runs, name)
 	delete(m.leases, name)
+	delete(m.ledger, name)
 	if !ok {
 		return fmt.Errorf("delete table %q: %w", name, ErrNotFound)
 	}
@@ -447,5 +452,9 @@ func cloneCheckpoint(cp Checkpoint) Checkpoint {
 	}
 	cp.Files = files
 	cp.SnapshotFileCounts = maps.Clone(cp.SnapshotFileCounts)
+	if cp.Backfill != nil {
+		b := *cp.Backfill
+		cp.Backfill = &b
+	}
 	return cp
 }

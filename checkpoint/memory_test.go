@@ -14,3 +14,11 @@ func TestMemory_Conformance(t *testing.T) {
 		return s
 	})
 }
+
+func TestMemory_WorkQueue(t *testing.T) {
+	checkpointtest.RunWorkQueue(t, func(t *testing.T) (checkpoint.Store, checkpoint.WorkQueue) {
+		s := checkpoint.NewMemory()
+		t.Cleanup(func() { _ = s.Close() })
+		return s, s
+	})
+}

@@ -126,6 +126,7 @@ func (k redisKeys) runs(n string) string         { return k.key("runs", n) }
 func (k redisKeys) runOrder(n string) string     { return k.key("runorder", n) }
 func (k redisKeys) lease(n string) string        { return k.key("lease", n) }
 func (k redisKeys) fence(n string) string        { return k.key("fence", n) }
+func (k redisKeys) segTokens(n string) string    { return k.key("segtokens", n) }
 func (k redisKeys) staging(n, nonce string) string {
 	return k.key("staging", n) + ":" + nonce
 }
@@ -316,6 +317,7 @@ func (r *Redis) DeleteTable(ctx context.Context, name string) error {
 	keys := []string{
 		r.keys.table(name), r.keys.tables(),
 		r.keys.checkpoint(name), r.keys.files(name), r.keys.runs(name), r.keys.runOrder(name), r.keys.lease(name),
+		r.keys.segTokens(name),
 	}
 	n, err := r.scripts.delete.Run(ctx, r.client, keys, name).Int()
 	if err != nil {

@@ -30,6 +30,22 @@ func TestRedis_Conformance(t *testing.T) {
 	})
 }
 
+// TestRedis_WorkQueue runs the work queue suite against a real
+// redis-server (a stream and consumer group per key prefix).
+func TestRedis_WorkQueue(t *testing.T) {
+	url := testpeer.StartRedis(t)
+	n := 0
+	checkpointtest.RunWorkQueue(t, func(t *testing.T) (checkpoint.Store, checkpoint.WorkQueue) {
+		n++
+		s, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: url, Prefix: fmt.Sprintf("floework%d:", n)})
+		if err != nil {
+			t.Fatalf("NewRedis: %v", err)
+		}
+		t.Cleanup(func() { _ = s.Close() })
+		return s, s
+	})
+}
+
 // TestRedis_DefaultPrefixKeys checks the documented key layout (doc.go)
 // on a store with the default prefix.
 func TestRedis_DefaultPrefixKeys(t *testing.T) {

@@ -51,14 +51,21 @@ func (r *Redis) GetCheckpoint(ctx context.Context, table string) (Checkpoint, er
 // GetCheckpointSummary returns the table's checkpoint without its files.
 func (r *Redis) GetCheckpointSummary(ctx context.Context, table string) (CheckpointSummary, error) {
 	op := "get checkpoint summary of table " + quote(table)
-	raw, err := r.client.Get(ctx, r.keys.checkpoint(table)).Bytes()
+	var hdrCmd *redis.StringCmd
+	var countCmd *redis.IntCmd
+	_, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		hdrCmd = p.Get(ctx, r.keys.checkpoint(table))
+		countCmd = p.HLen(ctx, r.keys.files(table))
+		return nil
+	})
 	if err != nil {
 		return CheckpointSummary{}, redisErr(op, err)
 	}
 	var h checkpointHeader
-	if err := decode("checkpoint of table "+quote(table), raw, &h); err != nil {
+	if err := decode("checkpoint of table "+quote(table), []byte(hdrCmd.Val()), &h); err != nil {
 		return CheckpointSummary{}, fmt.Errorf("%s: %w", op, err)
 	}
+	h.FileCount = int(countCmd.Val()) // delta commits do not store the count
 	return h.summary(), nil
 }
 

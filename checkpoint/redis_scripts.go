@@ -103,6 +103,7 @@ return redis.call('HMGET', KEYS[1], unpack(ids))
 // redisScripts holds the loaded scripts of one Redis store.
 type redisScripts struct {
 	acquire, renew, release, commit, create, delete, putRun, listRuns *redis.Script
+	commitDelta, ledger, heartbeat, confirm, complete                 *redis.Script
 }
 
 func newRedisScripts() redisScripts {
@@ -115,5 +116,11 @@ func newRedisScripts() redisScripts {
 		delete:   redis.NewScript(deleteLua),
 		putRun:   redis.NewScript(putRunLua),
 		listRuns: redis.NewScript(listRunsLua),
+
+		commitDelta: redis.NewScript(commitDeltaLua),
+		ledger:      redis.NewScript(ledgerLua),
+		heartbeat:   redis.NewScript(heartbeatLua),
+		confirm:     redis.NewScript(confirmLua),
+		complete:    redis.NewScript(completeLua),
 	}
 }

@@ -50,6 +50,22 @@ type Store interface {
 	// (cheap for status pages and planning "anything new?" checks).
 	GetCheckpointSummary(ctx context.Context, table string) (CheckpointSummary, error)
 	CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint) error
+	// CommitCheckpointDelta applies a change to the checkpoint under the
+	// lease (ErrFenced otherwise): the header is replaced, the files in
+	// Set are written and those in Delete removed, all in one atomic step
+	// (C1, C9). Runs commit deltas so that a commit costs what changed,
+	// not the size of the table.
+	CommitCheckpointDelta(ctx context.Context, lease Lease, d CheckpointDelta) error
+
+	// The segment ledger: which run (by fencing token) last uploaded each
+	// segment name of a table. RecordSegments and ForgetSegments write only
+	// while lease is the table's current lease (ErrFenced otherwise, C10);
+	// a run records names before it uploads them, so a run holding an older
+	// token can tell that a newer run owns a segment and leave it alone.
+	RecordSegments(ctx context.Context, lease Lease, names []string) error
+	ForgetSegments(ctx context.Context, lease Lease, names []string) error
+	// SegmentTokens returns the recorded token of each name that has one.
+	SegmentTokens(ctx context.Context, table string, names []string) (map[string]int64, error)
 
 	// Run history, newest first, capped per table (RunHistoryLimit).
 	PutRun(ctx context.Context, r Run) error // insert or update by (Table, ID)
@@ -121,6 +137,33 @@ type Checkpoint struct {
 	CommittedAt        time.Time     `json:"committedAt"`
 	// LeaseToken is the fencing token of the run that committed it.
 	LeaseToken int64 `json:"leaseToken"`
+	// Backfill is set while a run that only adds files is part-way
+	// through: Files already holds the batches it committed (Pinot serves
+	// them) while SnapshotID is still the last snapshot fully reflected.
+	Backfill *Backfill `json:"backfill,omitempty"`
+}
+
+// Backfill is the progress of a run that commits in batches.
+type Backfill struct {
+	// SnapshotID and MetadataLocation are the snapshot the run works towards.
+	SnapshotID       int64  `json:"snapshotId"`
+	MetadataLocation string `json:"metadataLocation"`
+	// FilesDone of FilesTotal data files of the plan are in Pinot.
+	FilesDone  int `json:"filesDone"`
+	FilesTotal int `json:"filesTotal"`
+	// RunID is the run that committed the last batch.
+	RunID string `json:"runId,omitempty"`
+}
+
+// CheckpointDelta is one change to a table's checkpoint.
+type CheckpointDelta struct {
+	// Header replaces every stored field but the file map (Header.Files is
+	// ignored); the store sets LeaseToken, a zero CommittedAt and FileCount.
+	Header Checkpoint
+	// Set adds or replaces files; Delete removes files (Set wins when a
+	// path is in both).
+	Set    map[string]FileState
+	Delete []string
 }
 
 // CheckpointSummary is a Checkpoint without its file map.
@@ -134,6 +177,7 @@ type CheckpointSummary struct {
 	FileCount        int       `json:"fileCount"`
 	CommittedAt      time.Time `json:"committedAt"`
 	LeaseToken       int64     `json:"leaseToken"`
+	Backfill         *Backfill `json:"backfill,omitempty"`
 }
 
 // Summary returns cp without its file map.
@@ -148,6 +192,7 @@ func (cp Checkpoint) Summary() CheckpointSummary {
 		FileCount:        len(cp.Files),
 		CommittedAt:      cp.CommittedAt,
 		LeaseToken:       cp.LeaseToken,
+		Backfill:         cp.Backfill,
 	}
 }
 
@@ -170,6 +215,9 @@ const (
 	RunCompleted RunStatus = "COMPLETED"
 	RunFailed    RunStatus = "FAILED"
 	RunSkipped   RunStatus = "SKIPPED" // e.g. lease held elsewhere
+	// RunAbandoned: the replica running it died or lost its lease before it
+	// could record an outcome; a later run or a restart marked it.
+	RunAbandoned RunStatus = "ABANDONED"
 )
 
 // Run is one sync attempt of one table.
