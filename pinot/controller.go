@@ -7,32 +7,53 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime/multipart"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 )
 
-// Controller is an Uploader backed by a Pinot controller's REST API.
+// Controller is an Uploader backed by a Pinot controller's REST API
+// (pinot-segment-format.md §8). Every request is retried under Retry; every
+// mutating attempt first asks the Guard in its context.
 type Controller struct {
 	base    *url.URL
 	client  *http.Client
 	headers map[string]string
+	scrub   scrubber
+	// Retry bounds the retries of each request; NewController sets
+	// DefaultRetryPolicy.
+	Retry RetryPolicy
+	// DeepStore, when set, makes Upload store the tarball there and send
+	// the controller a metadata push; nil means tar push.
+	DeepStore DeepStore
 }
 
 var _ Uploader = (*Controller)(nil)
 
-// NewController returns a client for the controller at baseURL. headers
-// (for example Authorization) are sent on every request and never logged.
+// NewController returns a client for the controller at baseURL. timeout
+// bounds each request attempt. headers (for example Authorization) are
+// sent on every request and never appear in errors.
 func NewController(baseURL string, timeout time.Duration, headers map[string]string) (*Controller, error) {
 	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("parse controller URL: invalid URL")
 	}
-	return &Controller{base: u, client: &http.Client{Timeout: timeout}, headers: headers}, nil
+	return &Controller{
+		base: u, client: &http.Client{Timeout: timeout}, headers: headers, scrub: newScrubber(headers),
+		Retry: DefaultRetryPolicy(),
+	}, nil
+}
+
+// request is one controller call; body, when set, makes a fresh body for
+// every attempt.
+type request struct {
+	op     string
+	method string
+	path   string
+	query  url.Values
+	header map[string]string
+	body   func() (io.ReadCloser, string, error)
 }
 
 func (c *Controller) url(path string, q url.Values) string {
@@ -42,34 +63,54 @@ func (c *Controller) url(path string, q url.Values) string {
 	return u.String()
 }
 
-// do sends a request and decodes a JSON answer into out (when non-nil).
-func (c *Controller) do(ctx context.Context, op, method, target string, body io.Reader, contentType string, out any) error {
-	req, err := http.NewRequestWithContext(ctx, method, target, body)
+// send makes one attempt of r and decodes a JSON answer into out (when
+// non-nil).
+func (c *Controller) send(ctx context.Context, r request, out any) error {
+	var body io.ReadCloser
+	var contentType string
+	if r.body != nil {
+		var err error
+		if body, contentType, err = r.body(); err != nil {
+			return permanent(fmt.Errorf("%s: %w", r.op, err))
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, c.url(r.path, r.query), body)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		if body != nil {
+			body.Close()
+		}
+		return permanent(fmt.Errorf("%s: %w", r.op, err))
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
 	req.Header.Set("Accept", "application/json")
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
 	for k, v := range c.headers {
 		req.Header.Set(k, v)
 	}
 	resp, err := c.client.Do(req)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, redactURLError(err))
+		return fmt.Errorf("%s: %w", r.op, redactURLError(err))
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return &APIError{Op: op, Status: resp.StatusCode, Body: strings.TrimSpace(string(raw))}
+		return &APIError{Op: r.op, Status: resp.StatusCode, Body: c.scrub.scrub(strings.TrimSpace(string(raw)))}
 	}
-	if out != nil && len(raw) > 0 {
+	if out != nil && len(bytes.TrimSpace(raw)) > 0 {
 		if err := json.Unmarshal(raw, out); err != nil {
-			return fmt.Errorf("%s: decode answer: %w", op, err)
+			return fmt.Errorf("%s: decode answer: %w", r.op, err)
 		}
 	}
 	return nil
+}
+
+// read sends a request that changes nothing, with retries.
+func (c *Controller) read(ctx context.Context, r request, out any) error {
+	return call{policy: c.Retry}.run(ctx, func(ctx context.Context) error { return c.send(ctx, r, out) })
 }
 
 // redactURLError drops the URL's user info from net/http errors.
@@ -84,12 +125,15 @@ func redactURLError(err error) error {
 	return err
 }
 
-func (c *Controller) postJSON(ctx context.Context, op, path string, q url.Values, in, out any) error {
-	b, err := json.Marshal(in)
+// jsonBody returns a body factory for v encoded as JSON.
+func jsonBody(v any) (func() (io.ReadCloser, string, error), error) {
+	b, err := json.Marshal(v)
 	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		return nil, err
 	}
-	return c.do(ctx, op, http.MethodPost, c.url(path, q), bytes.NewReader(b), "application/json", out)
+	return func() (io.ReadCloser, string, error) {
+		return io.NopCloser(bytes.NewReader(b)), "application/json", nil
+	}, nil
 }
 
 // EnsureTable posts the schema (override on) and creates the table if the
@@ -97,21 +141,47 @@ func (c *Controller) postJSON(ctx context.Context, op, path string, q url.Values
 // config) is not validated by the controller: Pinot knows no generator for
 // the ExternalTableSyncTask type.
 func (c *Controller) EnsureTable(ctx context.Context, schema *Schema, table *TableConfig) error {
-	if err := c.postJSON(ctx, "create schema "+schema.Name, "/schemas", url.Values{"override": {"true"}}, schema, nil); err != nil {
+	sb, err := jsonBody(schema)
+	if err != nil {
+		return fmt.Errorf("encode schema %s: %w", schema.Name, err)
+	}
+	w := Write{Op: OpUpdateSchema, Table: table.TableName, Destructive: true}
+	r := request{op: "create schema " + schema.Name, method: http.MethodPost, path: "/schemas",
+		query: url.Values{"override": {"true"}}, body: sb}
+	if err := c.write(ctx, w, r, nil); err != nil {
 		return err
 	}
 	exists, err := c.tableExists(ctx, table.TableName)
 	if err != nil || exists {
 		return err
 	}
-	return c.postJSON(ctx, "create table "+table.TableName, "/tables", url.Values{"validationTypesToSkip": {"TASK"}}, table, nil)
+	tb, err := jsonBody(table)
+	if err != nil {
+		return fmt.Errorf("encode table config %s: %w", table.TableName, err)
+	}
+	r = request{op: "create table " + table.TableName, method: http.MethodPost, path: "/tables",
+		query: url.Values{"validationTypesToSkip": {"TASK"}}, body: tb}
+	err = c.write(ctx, Write{Op: OpCreateTable, Table: table.TableName}, r, nil)
+	var api *APIError
+	if errors.As(err, &api) && api.Status == http.StatusConflict {
+		return nil // created by an attempt whose answer was lost, or by another replica
+	}
+	return err
+}
+
+// write sends a mutating request with retries, asking the guard in ctx
+// before every attempt.
+func (c *Controller) write(ctx context.Context, w Write, r request, out any) error {
+	return call{policy: c.Retry, write: &w}.run(ctx, func(ctx context.Context) error { return c.send(ctx, r, out) })
 }
 
 // tableExists asks for the OFFLINE table config. Controllers answer a
 // missing table with 404 or, in older releases, with 200 and "{}".
 func (c *Controller) tableExists(ctx context.Context, name string) (bool, error) {
 	var out map[string]json.RawMessage
-	err := c.do(ctx, "get table "+name, http.MethodGet, c.url("/tables/"+url.PathEscape(name), url.Values{"type": {"offline"}}), nil, "", &out)
+	r := request{op: "get table " + name, method: http.MethodGet, path: "/tables/" + url.PathEscape(name),
+		query: url.Values{"type": {"offline"}}}
+	err := c.read(ctx, r, &out)
 	var api *APIError
 	if errors.As(err, &api) && api.Status == http.StatusNotFound {
 		return false, nil
@@ -123,12 +193,21 @@ func (c *Controller) tableExists(ctx context.Context, name string) (bool, error)
 	return ok, nil
 }
 
-// ListSegments lists the OFFLINE segments of table, excluding segments
-// already replaced through lineage.
+// ListSegments lists the OFFLINE segments of table that queries see:
+// segments replaced through lineage and the To segments of open
+// replacements are left out (excludeReplacedSegments).
 func (c *Controller) ListSegments(ctx context.Context, table string) ([]string, error) {
+	return c.listSegments(ctx, table, true)
+}
+
+func (c *Controller) listSegments(ctx context.Context, table string, excludeReplaced bool) ([]string, error) {
 	var out []map[string][]string
-	q := url.Values{"type": {"OFFLINE"}, "excludeReplacedSegments": {"true"}}
-	if err := c.do(ctx, "list segments of "+table, http.MethodGet, c.url("/segments/"+url.PathEscape(table), q), nil, "", &out); err != nil {
+	q := url.Values{"type": {"OFFLINE"}}
+	if excludeReplaced {
+		q.Set("excludeReplacedSegments", "true")
+	}
+	r := request{op: "list segments of " + table, method: http.MethodGet, path: "/segments/" + url.PathEscape(table), query: q}
+	if err := c.read(ctx, r, &out); err != nil {
 		var api *APIError
 		if errors.As(err, &api) && api.Status == http.StatusNotFound {
 			return nil, fmt.Errorf("list segments of %s: %w", table, ErrTableMissing)
@@ -142,85 +221,37 @@ func (c *Controller) ListSegments(ctx context.Context, table string) ([]string, 
 	return names, nil
 }
 
-// Upload pushes one segment tarball (multipart, exactly one part).
-func (c *Controller) Upload(ctx context.Context, table string, seg Segment) error {
-	f, err := os.Open(seg.TarPath)
-	if err != nil {
-		return fmt.Errorf("upload segment %s: %w", seg.Name, err)
-	}
-	defer f.Close()
-	pr, pw := io.Pipe()
-	mw := multipart.NewWriter(pw)
-	go func() {
-		part, err := mw.CreateFormFile(seg.Name, filepath.Base(seg.TarPath))
-		if err == nil {
-			_, err = io.Copy(part, f)
-		}
-		if err == nil {
-			err = mw.Close()
-		}
-		pw.CloseWithError(err)
-	}()
-	q := url.Values{"tableName": {table}, "tableType": {"OFFLINE"}}
-	return c.do(ctx, "upload segment "+seg.Name, http.MethodPost, c.url("/v2/segments", q), pr, mw.FormDataContentType(), nil)
-}
-
-type replaceRequest struct {
-	SegmentsFrom []string `json:"segmentsFrom"`
-	SegmentsTo   []string `json:"segmentsTo"`
-}
-
-// Replace swaps segments atomically through segment lineage. Pure
-// additions upload directly: no query can see a partial state of new
-// files that replace nothing.
-func (c *Controller) Replace(ctx context.Context, table string, from []string, to []Segment) error {
-	if len(from) == 0 {
-		for _, s := range to {
-			if err := c.Upload(ctx, table, s); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	names := make([]string, len(to))
-	for i, s := range to {
-		names[i] = s.Name
-	}
-	q := url.Values{"type": {"OFFLINE"}, "forceCleanup": {"true"}}
-	var started struct {
-		ID string `json:"segmentLineageEntryId"`
-	}
-	op := "start replace segments of " + table
-	if err := c.postJSON(ctx, op, "/segments/"+url.PathEscape(table)+"/startReplaceSegments", q, replaceRequest{from, names}, &started); err != nil {
-		return err
-	}
-	for _, s := range to {
-		if err := c.Upload(ctx, table, s); err != nil {
-			return c.revert(ctx, table, started.ID, err)
-		}
-	}
-	endQ := url.Values{"type": {"OFFLINE"}, "segmentLineageEntryId": {started.ID}}
-	if err := c.postJSON(ctx, "end replace segments of "+table, "/segments/"+url.PathEscape(table)+"/endReplaceSegments", endQ, map[string]any{}, nil); err != nil {
-		return c.revert(ctx, table, started.ID, err)
-	}
-	return nil
-}
-
-// revert undoes an unfinished lineage entry and returns cause, joined with
-// the revert error if the revert failed too.
-func (c *Controller) revert(ctx context.Context, table, id string, cause error) error {
-	q := url.Values{"type": {"OFFLINE"}, "segmentLineageEntryId": {id}, "forceRevert": {"true"}}
-	if err := c.postJSON(ctx, "revert replace segments of "+table, "/segments/"+url.PathEscape(table)+"/revertReplaceSegments", q, map[string]any{}, nil); err != nil {
-		return errors.Join(cause, err)
-	}
-	return cause
-}
-
-// DeleteSegments removes segments immediately (retention 0d).
+// DeleteSegments removes segments at once (retention 0d), then their
+// deep-store objects, which the controller removes only when its data dir
+// is the deep store (Pinot 1.4+). It posts the names to
+// /segments/{table}/delete: DELETE /segments/{table} ignores a segments
+// list and deletes every segment of the table. Deleting a segment that is
+// already gone succeeds.
 func (c *Controller) DeleteSegments(ctx context.Context, table string, names []string) error {
 	if len(names) == 0 {
 		return nil
 	}
-	q := url.Values{"type": {"OFFLINE"}, "segments": names, "retention": {"0d"}}
-	return c.do(ctx, "delete segments of "+table, http.MethodDelete, c.url("/segments/"+url.PathEscape(table), q), nil, "", nil)
+	body, err := jsonBody(names)
+	if err != nil {
+		return fmt.Errorf("encode segment names: %w", err)
+	}
+	w := Write{Op: OpDeleteSegments, Table: table, Segments: names, Destructive: true}
+	r := request{op: "delete segments of " + table, method: http.MethodPost, path: "/segments/" + url.PathEscape(table) + "/delete",
+		query: url.Values{"retention": {"0d"}}, body: body}
+	if err := c.write(ctx, w, r, nil); err != nil {
+		return err
+	}
+	return c.deleteObjects(ctx, table, names)
+}
+
+// deleteObjects removes the deep-store objects of segments Pinot no longer
+// holds.
+func (c *Controller) deleteObjects(ctx context.Context, table string, names []string) error {
+	if c.DeepStore == nil || len(names) == 0 {
+		return nil
+	}
+	if err := c.DeepStore.Delete(ctx, table, names); err != nil {
+		return fmt.Errorf("segments of %s left Pinot; remove their deep-store objects: %w", table, err)
+	}
+	return nil
 }

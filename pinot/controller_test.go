@@ -2,7 +2,9 @@ package pinot_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -17,73 +19,203 @@ import (
 	"github.com/floehq/floe/pinot"
 )
 
-// fakeController speaks the controller protocol with literal strings and
-// records the calls it gets, in order.
+// fakeController speaks the controller protocol with literal strings,
+// keeps a segment lineage, records the calls it gets in order, and can
+// fail the next calls of a kind (see failNext).
 type fakeController struct {
-	mu         sync.Mutex
-	calls      []string
-	failUpload bool
+	mu       sync.Mutex
+	calls    []string
+	lineage  map[string]map[string]any // id → {"segmentsFrom", "segmentsTo", "state"}
+	failures map[string][]string       // call kind → queued failure modes
+	// applyBeforeFail: a failing end still completes the entry (the
+	// answer is what gets lost).
+	applyBeforeFail bool
+	echoHeader      string // a header whose value every error body echoes
+	metaTar         []byte // the part of the last metadata push
+	header          http.Header
+}
+
+func newFake() *fakeController {
+	return &fakeController{lineage: map[string]map[string]any{}, failures: map[string][]string{}}
+}
+
+// failNext queues failure modes for the next calls of kind ("upload",
+// "start", "end", ...): "500", "503", "400", "409", "reset", "slow".
+func (f *fakeController) failNext(kind string, modes ...string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.failures[kind] = append(f.failures[kind], modes...)
 }
 
 func (f *fakeController) record(s string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	f.calls = append(f.calls, s)
 }
 
+func (f *fakeController) callLog() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.calls...)
+}
+
+// count returns how many recorded calls start with prefix.
+func (f *fakeController) count(prefix string) int {
+	n := 0
+	for _, c := range f.callLog() {
+		if strings.HasPrefix(c, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// fail answers with the next queued failure of kind and reports whether
+// it did.
+func (f *fakeController) fail(kind string, w http.ResponseWriter) bool {
+	modes := f.failures[kind]
+	if len(modes) == 0 {
+		return false
+	}
+	mode := modes[0]
+	f.failures[kind] = modes[1:]
+	switch mode {
+	case "reset":
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	case "reject":
+		http.Error(w, `{"code":500,"error":"Segment: x from 'segmentsFrom' does not exist in table: t_OFFLINE"}`, 500)
+	case "slow":
+		f.mu.Unlock()
+		time.Sleep(300 * time.Millisecond) // beyond the client's 100ms timeout
+		f.mu.Lock()
+		io.WriteString(w, `{}`)
+	default:
+		code, _ := strconv.Atoi(mode)
+		body := fmt.Sprintf(`{"code":%d,"error":"injected"}`, code)
+		if f.echoHeader != "" {
+			body = fmt.Sprintf(`{"code":%d,"error":"bad request with %s: %s"}`, code, f.echoHeader, f.header.Get(f.echoHeader))
+		}
+		http.Error(w, body, code)
+	}
+	return true
+}
+
 func (f *fakeController) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.header = r.Header
+	q := r.URL.Query()
 	switch {
 	case r.Method == "POST" && r.URL.Path == "/v2/segments":
-		mr, err := r.MultipartReader()
+		name, parts, data, err := readUpload(r)
 		if err != nil {
 			http.Error(w, `{"code":400,"error":"Invalid multi-part form"}`, 400)
 			return
 		}
-		parts := 0
-		var name string
-		for {
-			p, err := mr.NextPart()
-			if err == io.EOF {
-				break
-			}
-			parts++
-			name = p.FormName()
-			b, _ := io.ReadAll(p)
-			if len(b) == 0 {
-				http.Error(w, "empty part", 400)
-				return
-			}
+		call := "upload " + name + " parts=" + strconv.Itoa(parts) + " table=" + q.Get("tableName")
+		if t := r.Header.Get("UPLOAD_TYPE"); t != "" {
+			call += " type=" + t + " uri=" + r.Header.Get("DOWNLOAD_URI")
+			f.metaTar = data
 		}
-		f.record("upload " + name + " parts=" + strconv.Itoa(parts) + " table=" + r.URL.Query().Get("tableName"))
-		if f.failUpload {
-			http.Error(w, `{"code":500,"error":"boom"}`, 500)
+		f.record(call)
+		if f.fail("upload", w) {
 			return
 		}
 		io.WriteString(w, `{"status":"Successfully uploaded segment"}`)
 	case strings.HasSuffix(r.URL.Path, "/startReplaceSegments"):
+		var req struct{ SegmentsFrom, SegmentsTo []string }
 		b, _ := io.ReadAll(r.Body)
-		f.record("start " + string(b))
-		io.WriteString(w, `{"segmentLineageEntryId":"abc-123"}`)
+		json.Unmarshal(b, &req)
+		f.record("start " + string(b) + " forceCleanup=" + q.Get("forceCleanup"))
+		if f.fail("start", w) {
+			return
+		}
+		id := "id-" + strconv.Itoa(len(f.lineage)+1)
+		f.lineage[id] = map[string]any{"segmentsFrom": req.SegmentsFrom, "segmentsTo": req.SegmentsTo, "state": "IN_PROGRESS", "timestamp": 1}
+		fmt.Fprintf(w, `{"segmentLineageEntryId":%q}`, id)
 	case strings.HasSuffix(r.URL.Path, "/endReplaceSegments"):
-		f.record("end " + r.URL.Query().Get("segmentLineageEntryId"))
+		id := q.Get("segmentLineageEntryId")
+		f.record("end " + id)
+		if f.applyBeforeFail && f.lineage[id] != nil {
+			f.lineage[id]["state"] = "COMPLETED"
+		}
+		if f.fail("end", w) {
+			return
+		}
+		if f.lineage[id] == nil || f.lineage[id]["state"] == "REVERTED" {
+			http.Error(w, `{"code":500,"error":"Failed to update the segment lineage during endReplaceSegments"}`, 500)
+			return
+		}
+		f.lineage[id]["state"] = "COMPLETED"
 	case strings.HasSuffix(r.URL.Path, "/revertReplaceSegments"):
-		f.record("revert " + r.URL.Query().Get("segmentLineageEntryId"))
+		id := q.Get("segmentLineageEntryId")
+		f.record("revert " + id + " force=" + q.Get("forceRevert"))
+		if f.fail("revert", w) {
+			return
+		}
+		f.lineage[id]["state"] = "REVERTED"
+	case r.Method == "GET" && strings.HasSuffix(r.URL.Path, "/lineage"):
+		f.record("lineage")
+		if f.fail("lineage", w) {
+			return
+		}
+		if len(f.lineage) == 0 {
+			return // Pinot answers 200 with no body for a table without lineage
+		}
+		json.NewEncoder(w).Encode(map[string]any{"tableNameWithType": "t_OFFLINE", "lineageEntries": f.lineage})
+	case r.Method == "POST" && strings.HasSuffix(r.URL.Path, "/delete"):
+		b, _ := io.ReadAll(r.Body)
+		f.record("delete " + string(b) + " retention=" + q.Get("retention"))
+		if f.fail("delete", w) {
+			return
+		}
+		io.WriteString(w, `{"status":"Deleted segments"}`)
 	case r.Method == "POST" && r.URL.Path == "/schemas":
-		f.record("schema override=" + r.URL.Query().Get("override"))
+		f.record("schema override=" + q.Get("override"))
+		f.fail("schema", w)
 	case r.Method == "GET" && r.URL.Path == "/tables/old":
 		io.WriteString(w, `{}`) // how Pinot 0.x answers for a missing table
 	case r.Method == "GET" && r.URL.Path == "/tables/there":
 		io.WriteString(w, `{"OFFLINE":{"tableName":"there_OFFLINE"}}`)
-	case r.Method == "GET" && r.URL.Path == "/tables/new":
-		http.Error(w, `{"code":404,"error":"Table new not found"}`, 404)
+	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/tables/"):
+		http.Error(w, `{"code":404,"error":"Table not found"}`, 404)
 	case r.Method == "POST" && r.URL.Path == "/tables":
-		f.record("create table skip=" + r.URL.Query().Get("validationTypesToSkip"))
+		f.record("create table skip=" + q.Get("validationTypesToSkip"))
+		f.fail("table", w)
 	case r.Method == "GET" && r.URL.Path == "/segments/t":
+		f.record("list")
+		if f.fail("list", w) {
+			return
+		}
 		io.WriteString(w, `[{"OFFLINE":["s1","s2"]}]`)
 	case r.Method == "GET" && r.URL.Path == "/segments/missing":
 		http.Error(w, `{"code":404,"error":"Table missing not found"}`, 404)
 	default:
 		http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, 400)
+	}
+}
+
+// readUpload reads a multipart upload: the last part's name and bytes and
+// the number of parts.
+func readUpload(r *http.Request) (name string, parts int, data []byte, err error) {
+	mr, err := r.MultipartReader()
+	if err != nil {
+		return "", 0, nil, err
+	}
+	for {
+		p, err := mr.NextPart()
+		if err == io.EOF {
+			return name, parts, data, nil
+		}
+		if err != nil {
+			return "", 0, nil, err
+		}
+		parts++
+		name = p.FormName()
+		if data, _ = io.ReadAll(p); len(data) == 0 {
+			return "", 0, nil, errors.New("empty part")
+		}
 	}
 }
 
@@ -96,88 +228,75 @@ func tarFile(t *testing.T, name string) pinot.Segment {
 	return pinot.Segment{Name: name, TarPath: p}
 }
 
-func newController(t *testing.T, f *fakeController) *pinot.Controller {
+// fastRetry retries quickly so that tests do not wait.
+var fastRetry = pinot.RetryPolicy{Attempts: 4, InitialBackoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond, MaxElapsed: 10 * time.Second}
+
+func newController(t *testing.T, f *fakeController, headers map[string]string) *pinot.Controller {
+	t.Helper()
 	srv := httptest.NewServer(f)
 	t.Cleanup(srv.Close)
-	c, err := pinot.NewController(srv.URL, 5*time.Second, nil)
+	c, err := pinot.NewController(srv.URL, 100*time.Millisecond, headers)
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.Retry = fastRetry
 	return c
 }
 
-func TestController_ReplaceUsesLineage(t *testing.T) {
-	f := &fakeController{}
-	c := newController(t, f)
-	err := c.Replace(context.Background(), "t", []string{"old"}, []pinot.Segment{tarFile(t, "new1"), tarFile(t, "new2")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{
-		`start {"segmentsFrom":["old"],"segmentsTo":["new1","new2"]}`,
-		"upload new1 parts=1 table=t",
-		"upload new2 parts=1 table=t",
-		"end abc-123",
-	}
-	if strings.Join(f.calls, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("calls:\n%s\nwant:\n%s", strings.Join(f.calls, "\n"), strings.Join(want, "\n"))
+func wantCalls(t *testing.T, f *fakeController, want ...string) {
+	t.Helper()
+	if got := f.callLog(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("calls:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 
-func TestController_ReplaceRevertsOnUploadFailure(t *testing.T) {
-	f := &fakeController{failUpload: true}
-	c := newController(t, f)
-	err := c.Replace(context.Background(), "t", []string{"old"}, []pinot.Segment{tarFile(t, "new1")})
-	var api *pinot.APIError
-	if !errors.As(err, &api) || api.Status != 500 {
-		t.Fatalf("want APIError 500, got %v", err)
-	}
-	if last := f.calls[len(f.calls)-1]; last != "revert abc-123" {
-		t.Fatalf("last call %q, want revert", last)
-	}
-}
-
-func TestController_PureAdditionUploadsDirectly(t *testing.T) {
-	f := &fakeController{}
-	c := newController(t, f)
-	if err := c.Replace(context.Background(), "t", nil, []pinot.Segment{tarFile(t, "a")}); err != nil {
-		t.Fatal(err)
-	}
-	if len(f.calls) != 1 || f.calls[0] != "upload a parts=1 table=t" {
-		t.Fatalf("calls %v", f.calls)
-	}
+func TestReplace_Controller(t *testing.T) {
+	ctx := context.Background()
+	t.Run("swap through lineage", func(t *testing.T) {
+		f := newFake()
+		c := newController(t, f, nil)
+		if err := pinot.Replace(ctx, c, "t", []string{"old"}, []pinot.Segment{tarFile(t, "new1"), tarFile(t, "new2")}); err != nil {
+			t.Fatal(err)
+		}
+		wantCalls(t, f, "lineage", `start {"segmentsFrom":["old"],"segmentsTo":["new1","new2"]} forceCleanup=true`,
+			"upload new1 parts=1 table=t", "upload new2 parts=1 table=t", "end id-1")
+	})
+	t.Run("pure addition uploads directly", func(t *testing.T) {
+		f := newFake()
+		if err := pinot.Replace(ctx, newController(t, f, nil), "t", nil, []pinot.Segment{tarFile(t, "a")}); err != nil {
+			t.Fatal(err)
+		}
+		wantCalls(t, f, "upload a parts=1 table=t")
+	})
+	t.Run("pure removal deletes by name", func(t *testing.T) {
+		f := newFake()
+		if err := pinot.Replace(ctx, newController(t, f, nil), "t", []string{"a", "b"}, nil); err != nil {
+			t.Fatal(err)
+		}
+		wantCalls(t, f, `delete ["a","b"] retention=0d`)
+	})
+	t.Run("failed upload leaves the replacement open", func(t *testing.T) {
+		f := newFake()
+		f.failNext("upload", "400")
+		err := pinot.Replace(ctx, newController(t, f, nil), "t", []string{"old"}, []pinot.Segment{tarFile(t, "new1")})
+		var api *pinot.APIError
+		if !errors.As(err, &api) || api.Status != 400 || !strings.Contains(err.Error(), "id-1 left open") {
+			t.Fatalf("want APIError 400 naming the open replacement, got %v", err)
+		}
+		if n := f.count("revert"); n != 0 {
+			t.Fatalf("%d reverts: a reverted replacement would poison its segment names", n)
+		}
+	})
 }
 
 func TestController_ListSegments(t *testing.T) {
-	c := newController(t, &fakeController{})
+	c := newController(t, newFake(), nil)
 	got, err := c.ListSegments(context.Background(), "t")
 	if err != nil || strings.Join(got, ",") != "s1,s2" {
 		t.Fatalf("got %v, %v", got, err)
 	}
 	_, err = c.ListSegments(context.Background(), "missing")
 	if !errors.Is(err, pinot.ErrTableMissing) {
-		t.Fatalf("want ErrTableMissing, got %v", err)
-	}
-}
-
-func TestLocalDir_ReplaceSwapsManifest(t *testing.T) {
-	ctx := context.Background()
-	d := pinot.NewLocalDir(t.TempDir())
-	s := &pinot.Schema{Name: "t"}
-	if err := d.EnsureTable(ctx, s, &pinot.TableConfig{TableName: "t", TableType: "OFFLINE"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Replace(ctx, "t", nil, []pinot.Segment{tarFile(t, "a"), tarFile(t, "b")}); err != nil {
-		t.Fatal(err)
-	}
-	if err := d.Replace(ctx, "t", []string{"a"}, []pinot.Segment{tarFile(t, "c")}); err != nil {
-		t.Fatal(err)
-	}
-	got, err := d.ListSegments(ctx, "t")
-	if err != nil || strings.Join(got, ",") != "b,c" {
-		t.Fatalf("got %v, %v", got, err)
-	}
-	if _, err := d.ListSegments(ctx, "nope"); !errors.Is(err, pinot.ErrTableMissing) {
 		t.Fatalf("want ErrTableMissing, got %v", err)
 	}
 }
@@ -189,12 +308,34 @@ func TestController_EnsureTable(t *testing.T) {
 		"there": "schema override=true",
 	} {
 		t.Run(name, func(t *testing.T) {
-			f := &fakeController{}
-			c := newController(t, f)
+			f := newFake()
+			c := newController(t, f, nil)
 			err := c.EnsureTable(context.Background(), &pinot.Schema{Name: name}, &pinot.TableConfig{TableName: name})
-			if err != nil || strings.Join(f.calls, "\n") != want {
-				t.Fatalf("calls %q, err %v; want %q", f.calls, err, want)
+			if err != nil || strings.Join(f.callLog(), "\n") != want {
+				t.Fatalf("calls %q, err %v; want %q", f.callLog(), err, want)
 			}
 		})
 	}
+	t.Run("table created by a lost attempt", func(t *testing.T) {
+		f := newFake()
+		f.failNext("table", "503", "409") // the first create worked, its answer was lost
+		c := newController(t, f, nil)
+		if err := c.EnsureTable(context.Background(), &pinot.Schema{Name: "new"}, &pinot.TableConfig{TableName: "new"}); err != nil {
+			t.Fatalf("409 after a retried create must mean the table exists: %v", err)
+		}
+	})
+}
+
+// DELETE /segments/{table} deletes every segment of the table whatever
+// segments it names (Pinot 0.11 and 1.x), so deletes go by POST.
+func TestController_DeleteSegmentsPostsNames(t *testing.T) {
+	f := newFake()
+	c := newController(t, f, nil)
+	if err := c.DeleteSegments(context.Background(), "t", []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DeleteSegments(context.Background(), "t", nil); err != nil {
+		t.Fatal(err)
+	}
+	wantCalls(t, f, `delete ["x"] retention=0d`)
 }

@@ -2,6 +2,8 @@ package pinot
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,17 +12,27 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 )
 
-// LocalDir is an Uploader that keeps each table's segment tarballs in
-// <root>/<table>/. The list of live segments is the manifest file
-// segments.json, swapped by rename, so a reader of the manifest sees the
-// old set or the new set, never a mix (the same guarantee segment lineage
-// gives on a cluster).
+// LocalDir is an Uploader that keeps each table in <root>/<table>/ with
+// the semantics of a Pinot cluster, so that tests and the demo exercise
+// the same protocol:
+//
+//	segments.json        the served segments (a sorted JSON array), swapped by rename
+//	lineage.json         replacements: open ones, and the last finished ones (so that a
+//	                     repeated end or revert is answered like Pinot answers it)
+//	<segment>.tar.gz     tarballs of served segments and of open replacements' To lists
+//	schema.json, tableConfig.json
+//	.lock                flock(2) held around every read-modify-write
+//
+// Several processes may share one root (replicas of floe serve on one
+// sink): every change happens under the table's lock, and files are
+// written under unique temporary names, then renamed. An end is logged in
+// lineage.json (state ENDING) before the manifest changes, and rolled
+// forward by the next call that takes the lock if the process died
+// half-way; so a crash leaves a replacement open or ended, never both.
 type LocalDir struct {
 	root string
-	mu   sync.Mutex
 }
 
 var _ Uploader = (*LocalDir)(nil)
@@ -28,120 +40,240 @@ var _ Uploader = (*LocalDir)(nil)
 // NewLocalDir returns an Uploader writing under root.
 func NewLocalDir(root string) *LocalDir { return &LocalDir{root: root} }
 
-const manifestName = "segments.json"
+const (
+	manifestName = "segments.json"
+	lineageName  = "lineage.json"
+	lockName     = ".lock"
+)
 
 func (d *LocalDir) tableDir(table string) string { return filepath.Join(d.root, table) }
 
-// EnsureTable writes schema.json and tableConfig.json for the table.
-func (d *LocalDir) EnsureTable(_ context.Context, schema *Schema, table *TableConfig) error {
-	dir := d.tableDir(schema.Name)
+func (d *LocalDir) tarball(table, segment string) string {
+	return filepath.Join(d.tableDir(table), segment+".tar.gz")
+}
+
+// tableTx is the state of one table read under its lock.
+type tableTx struct {
+	d       *LocalDir
+	table   string
+	served  []string
+	lineage *localLineage
+}
+
+// withTable runs fn under the table's lock with its manifest and lineage
+// loaded and any interrupted end rolled forward. ErrTableMissing when the
+// table directory does not exist.
+func (d *LocalDir) withTable(table string, fn func(tx *tableTx) error) error {
+	if _, err := os.Stat(d.tableDir(table)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("table %s: %w", table, ErrTableMissing)
+		}
+		return fmt.Errorf("table %s: %w", table, err)
+	}
+	lock, err := lockFile(filepath.Join(d.tableDir(table), lockName))
+	if err != nil {
+		return err
+	}
+	defer lock.unlock()
+	tx := &tableTx{d: d, table: table}
+	if tx.served, err = d.readManifest(table); err != nil {
+		return err
+	}
+	if tx.lineage, err = d.readLineage(table); err != nil {
+		return err
+	}
+	if err := tx.rollForward(); err != nil {
+		return err
+	}
+	return fn(tx)
+}
+
+// EnsureTable writes schema.json, and tableConfig.json when the table has
+// none yet (like a controller, it does not change an existing table).
+func (d *LocalDir) EnsureTable(ctx context.Context, schema *Schema, table *TableConfig) error {
+	if err := CheckGuard(ctx, Write{Op: OpUpdateSchema, Table: table.TableName, Destructive: true}); err != nil {
+		return err
+	}
+	dir := d.tableDir(table.TableName)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create table dir %s: %w", dir, err)
 	}
-	if err := writeJSONFile(filepath.Join(dir, "schema.json"), schema); err != nil {
-		return err
-	}
-	return writeJSONFile(filepath.Join(dir, "tableConfig.json"), table)
+	return d.withTable(table.TableName, func(tx *tableTx) error {
+		if err := writeJSONFile(filepath.Join(dir, "schema.json"), schema); err != nil {
+			return err
+		}
+		cfgPath := filepath.Join(dir, "tableConfig.json")
+		if _, err := os.Stat(cfgPath); err == nil {
+			return nil
+		}
+		if err := CheckGuard(ctx, Write{Op: OpCreateTable, Table: table.TableName}); err != nil {
+			return err
+		}
+		return writeJSONFile(cfgPath, table)
+	})
 }
 
 // ListSegments reads the table's manifest.
 func (d *LocalDir) ListSegments(_ context.Context, table string) ([]string, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.readManifest(table)
+	var names []string
+	err := d.withTable(table, func(tx *tableTx) error {
+		names = slices.Clone(tx.served)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list segments of %s: %w", table, err)
+	}
+	return names, nil
+}
+
+// Upload copies the tarball in under a temporary name, then, under the
+// lock, renames it into place and serves it unless an open replacement
+// lists it in its To list.
+func (d *LocalDir) Upload(ctx context.Context, table string, seg Segment) error {
+	if _, err := os.Stat(d.tableDir(table)); err != nil {
+		return fmt.Errorf("upload segment %s: table %s: %w", seg.Name, table, ErrTableMissing)
+	}
+	tmp, err := copyToTemp(seg.TarPath, d.tarball(table, seg.Name))
+	if err != nil {
+		return fmt.Errorf("upload segment %s of %s: %w", seg.Name, table, err)
+	}
+	defer os.Remove(tmp) // gone after the rename; removes a leftover on error
+	return d.withTable(table, func(tx *tableTx) error {
+		if id := tx.lineage.reverted(seg.Name); id != "" {
+			return fmt.Errorf("upload segment %s of %s (reverted replacement %s): %w", seg.Name, table, id, ErrSegmentNameReverted)
+		}
+		if err := CheckGuard(ctx, Write{Op: OpUpload, Table: table, Segments: []string{seg.Name}}); err != nil {
+			return err
+		}
+		if err := os.Rename(tmp, d.tarball(table, seg.Name)); err != nil {
+			return fmt.Errorf("upload segment %s of %s: %w", seg.Name, table, err)
+		}
+		if tx.lineage.openTo()[seg.Name] || slices.Contains(tx.served, seg.Name) {
+			return nil
+		}
+		return tx.saveServed(append(slices.Clone(tx.served), seg.Name))
+	})
+}
+
+// DeleteSegments unserves names and removes their tarballs.
+func (d *LocalDir) DeleteSegments(ctx context.Context, table string, names []string) error {
+	if len(names) == 0 {
+		return nil
+	}
+	return d.withTable(table, func(tx *tableTx) error {
+		w := Write{Op: OpDeleteSegments, Table: table, Segments: names, Destructive: true}
+		if err := CheckGuard(ctx, w); err != nil {
+			return err
+		}
+		next := slices.DeleteFunc(slices.Clone(tx.served), func(s string) bool { return slices.Contains(names, s) })
+		if err := tx.saveServed(next); err != nil {
+			return err
+		}
+		return tx.removeUnreferenced(names)
+	})
+}
+
+// saveServed writes the manifest (sorted, no duplicates).
+func (tx *tableTx) saveServed(names []string) error {
+	slices.Sort(names)
+	names = slices.Compact(names)
+	if names == nil {
+		names = []string{}
+	}
+	if err := writeJSONFile(filepath.Join(tx.d.tableDir(tx.table), manifestName), names); err != nil {
+		return err
+	}
+	tx.served = names
+	return nil
+}
+
+// removeUnreferenced removes the tarballs of names that are neither served
+// nor in an open replacement's To list.
+func (tx *tableTx) removeUnreferenced(names []string) error {
+	open := tx.lineage.openTo()
+	for _, name := range names {
+		if slices.Contains(tx.served, name) || open[name] {
+			continue
+		}
+		if err := os.Remove(tx.d.tarball(tx.table, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("remove segment %s of %s: %w", name, tx.table, err)
+		}
+	}
+	return nil
 }
 
 func (d *LocalDir) readManifest(table string) ([]string, error) {
-	raw, err := os.ReadFile(filepath.Join(d.tableDir(table), manifestName))
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, statErr := os.Stat(d.tableDir(table)); statErr != nil {
-			return nil, fmt.Errorf("list segments of %s: %w", table, ErrTableMissing)
-		}
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read manifest of %s: %w", table, err)
-	}
 	var names []string
-	if err := json.Unmarshal(raw, &names); err != nil {
+	if err := readJSONFile(filepath.Join(d.tableDir(table), manifestName), &names); err != nil {
 		return nil, fmt.Errorf("read manifest of %s: %w", table, err)
 	}
 	return names, nil
 }
 
-// Replace copies the new tarballs in, swaps the manifest, then removes the
-// tarballs of the replaced segments.
-func (d *LocalDir) Replace(_ context.Context, table string, from []string, to []Segment) error {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	current, err := d.readManifest(table)
+// readJSONFile decodes path into v; a missing file leaves v alone.
+func readJSONFile(path string, v any) error {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	for _, s := range to {
-		if err := copyFile(s.TarPath, filepath.Join(d.tableDir(table), s.Name+".tar.gz")); err != nil {
-			return fmt.Errorf("store segment %s: %w", s.Name, err)
-		}
-	}
-	next := make([]string, 0, len(current)+len(to))
-	for _, name := range current {
-		if !slices.Contains(from, name) {
-			next = append(next, name)
-		}
-	}
-	for _, s := range to {
-		if !slices.Contains(next, s.Name) {
-			next = append(next, s.Name)
-		}
-	}
-	slices.Sort(next)
-	if err := writeJSONFile(filepath.Join(d.tableDir(table), manifestName), next); err != nil {
-		return err
-	}
-	for _, name := range from {
-		if slices.Contains(next, name) {
-			continue
-		}
-		if err := os.Remove(filepath.Join(d.tableDir(table), name+".tar.gz")); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove replaced segment %s: %w", name, err)
-		}
-	}
-	return nil
+	return json.Unmarshal(raw, v)
 }
 
-// writeJSONFile writes v as indented JSON through a temp file and rename.
+// writeJSONFile writes v as indented JSON through a uniquely named temp
+// file and a rename.
 func writeJSONFile(path string, v any) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	tmp := path + ".tmp"
+	tmp := tempName(path)
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
 }
 
-func copyFile(src, dst string) error {
+// tempName returns a name beside path that no other writer uses.
+func tempName(path string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return path + ".tmp-" + hex.EncodeToString(b[:])
+}
+
+// copyToTemp copies src to a unique temporary file beside dst and returns
+// its name.
+func copyToTemp(src, dst string) (string, error) {
 	in, err := os.Open(src)
 	if err != nil {
-		return err
+		return "", err
 	}
 	defer in.Close()
-	tmp := dst + ".tmp"
+	tmp := tempName(dst)
 	out, err := os.Create(tmp)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if _, err := io.Copy(out, in); err != nil {
 		out.Close()
-		return err
+		os.Remove(tmp)
+		return "", err
 	}
 	if err := out.Close(); err != nil {
-		return err
+		os.Remove(tmp)
+		return "", err
 	}
-	return os.Rename(tmp, dst)
+	return tmp, nil
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

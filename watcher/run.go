@@ -213,7 +213,7 @@ func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.Table
 		return nil
 	}
 	r.run.SegmentsDeleted = len(from)
-	if err := up.Replace(ctx, r.table.Name, from, to); err != nil {
+	if err := pinot.Replace(ctx, up, r.table.Name, from, to); err != nil {
 		return fmt.Errorf("push segments to Pinot: %w", err)
 	}
 	return nil

@@ -141,15 +141,15 @@ func (b *fakeBuilder) Build(_ context.Context, req watcher.BuildRequest) ([]pino
 	return []pinot.Segment{{Name: req.File.SegmentName, TarPath: p}}, req.File.Rows, nil
 }
 
-// flakyUploader fails Replace while failNext is set, after doing the work:
-// it models a push Pinot applied but whose answer never arrived.
+// flakyUploader fails EndReplace while failNext is set, after doing the
+// work: it models a swap Pinot applied but whose answer never arrived.
 type flakyUploader struct {
 	*pinot.LocalDir
 	failNext bool
 }
 
-func (u *flakyUploader) Replace(ctx context.Context, table string, from []string, to []pinot.Segment) error {
-	if err := u.LocalDir.Replace(ctx, table, from, to); err != nil {
+func (u *flakyUploader) EndReplace(ctx context.Context, table, id string) error {
+	if err := u.LocalDir.EndReplace(ctx, table, id); err != nil {
 		return err
 	}
 	if u.failNext {
