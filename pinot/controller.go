@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -221,12 +222,12 @@ func (c *Controller) listSegments(ctx context.Context, table string, excludeRepl
 	return names, nil
 }
 
-// DeleteSegments removes segments at once (retention 0d), then their
-// deep-store objects, which the controller removes only when its data dir
-// is the deep store (Pinot 1.4+). It posts the names to
-// /segments/{table}/delete: DELETE /segments/{table} ignores a segments
-// list and deletes every segment of the table. Deleting a segment that is
-// already gone succeeds.
+// DeleteSegments removes segments at once (retention 0d), waits until the
+// controller no longer lists them, then removes their deep-store objects,
+// which the controller removes only when its data dir is the deep store
+// (Pinot 1.4+). It posts the names to /segments/{table}/delete: DELETE
+// /segments/{table} ignores a segments list and deletes every segment of
+// the table. Deleting a segment that is already gone succeeds.
 func (c *Controller) DeleteSegments(ctx context.Context, table string, names []string) error {
 	if len(names) == 0 {
 		return nil
@@ -241,7 +242,39 @@ func (c *Controller) DeleteSegments(ctx context.Context, table string, names []s
 	if err := c.write(ctx, w, r, nil); err != nil {
 		return err
 	}
+	if err := c.waitUnlisted(ctx, table, names); err != nil {
+		return err
+	}
 	return c.deleteObjects(ctx, table, names)
+}
+
+// waitUnlisted polls until the controller lists none of names: it drops a
+// deleted segment from the ideal state at once, but from its segment list
+// only once the servers have unloaded it.
+func (c *Controller) waitUnlisted(ctx context.Context, table string, names []string) error {
+	deadline := time.Now().Add(max(c.Retry.MaxElapsed, 10*time.Second))
+	wait := 100 * time.Millisecond
+	for {
+		listed, err := c.listSegments(ctx, table, false)
+		if err != nil {
+			return fmt.Errorf("delete segments of %s: %w", table, err)
+		}
+		left := slices.DeleteFunc(slices.Clone(names), func(n string) bool { return !slices.Contains(listed, n) })
+		if len(left) == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("delete segments of %s: %s still listed after the delete", table, strings.Join(left, ", "))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
 }
 
 // deleteObjects removes the deep-store objects of segments Pinot no longer

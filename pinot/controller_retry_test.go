@@ -9,7 +9,7 @@ import (
 	"github.com/floehq/floe/pinot"
 )
 
-// Every controller call is retried on 5xx, cut connections and timeouts,
+// P2: every controller call is retried on 5xx, cut connections and timeouts,
 // and not on other 4xx.
 func TestController_Retries(t *testing.T) {
 	ctx := context.Background()
@@ -73,7 +73,7 @@ func TestController_StartReplaceRejected(t *testing.T) {
 	}
 }
 
-// End and revert are idempotent: a lost answer is settled by reading the
+// P2: end and revert are idempotent: a lost answer is settled by reading the
 // lineage entry.
 func TestController_EndAndRevertSettle(t *testing.T) {
 	ctx := context.Background()

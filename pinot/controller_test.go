@@ -33,6 +33,10 @@ type fakeController struct {
 	echoHeader      string // a header whose value every error body echoes
 	metaTar         []byte // the part of the last metadata push
 	header          http.Header
+	// deleted segments stay listed for lag more list calls (the controller
+	// drops them from its list once the servers unloaded them).
+	lag      int
+	lingered []string
 }
 
 func newFake() *fakeController {
@@ -170,6 +174,7 @@ func (f *fakeController) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if f.fail("delete", w) {
 			return
 		}
+		json.Unmarshal(b, &f.lingered)
 		io.WriteString(w, `{"status":"Deleted segments"}`)
 	case r.Method == "POST" && r.URL.Path == "/schemas":
 		f.record("schema override=" + q.Get("override"))
@@ -183,14 +188,19 @@ func (f *fakeController) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case r.Method == "POST" && r.URL.Path == "/tables":
 		f.record("create table skip=" + q.Get("validationTypesToSkip"))
 		f.fail("table", w)
-	case r.Method == "GET" && r.URL.Path == "/segments/t":
+	case r.Method == "GET" && r.URL.Path == "/segments/missing":
+		http.Error(w, `{"code":404,"error":"Table missing not found"}`, 404)
+	case r.Method == "GET" && strings.Count(r.URL.Path, "/") == 2 && strings.HasPrefix(r.URL.Path, "/segments/"):
 		f.record("list")
 		if f.fail("list", w) {
 			return
 		}
-		io.WriteString(w, `[{"OFFLINE":["s1","s2"]}]`)
-	case r.Method == "GET" && r.URL.Path == "/segments/missing":
-		http.Error(w, `{"code":404,"error":"Table missing not found"}`, 404)
+		listed := []string{"s1", "s2"}
+		if f.lag > 0 {
+			f.lag--
+			listed = append(listed, f.lingered...)
+		}
+		json.NewEncoder(w).Encode([]map[string][]string{{"OFFLINE": listed}})
 	default:
 		http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, 400)
 	}
@@ -273,7 +283,7 @@ func TestReplace_Controller(t *testing.T) {
 		if err := pinot.Replace(ctx, newController(t, f, nil), "t", []string{"a", "b"}, nil); err != nil {
 			t.Fatal(err)
 		}
-		wantCalls(t, f, `delete ["a","b"] retention=0d`)
+		wantCalls(t, f, `delete ["a","b"] retention=0d`, "list")
 	})
 	t.Run("failed upload leaves the replacement open", func(t *testing.T) {
 		f := newFake()
@@ -337,5 +347,13 @@ func TestController_DeleteSegmentsPostsNames(t *testing.T) {
 	if err := c.DeleteSegments(context.Background(), "t", nil); err != nil {
 		t.Fatal(err)
 	}
-	wantCalls(t, f, `delete ["x"] retention=0d`)
+	wantCalls(t, f, `delete ["x"] retention=0d`, "list")
+
+	// The controller lists a deleted segment until the servers unloaded it.
+	f = newFake()
+	f.lag = 2
+	if err := newController(t, f, nil).DeleteSegments(context.Background(), "t", []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	wantCalls(t, f, `delete ["x"] retention=0d`, "list", "list", "list")
 }

@@ -1,10 +1,30 @@
 // Package pinot talks to Apache Pinot: the controller (schemas, tables,
-// segment upload, atomic replacement through segment lineage, deletes) and
+// segment push, atomic replacement through segment lineage, deletes) and
 // the broker (SQL queries). It also holds floe's model of Pinot schemas and
-// table configs, and a local-directory Uploader for running without a
-// cluster (the demo).
+// table configs, an S3 deep store for metadata push, and a local-directory
+// Uploader with the controller's semantics for running without a cluster.
 //
-// Wire formats follow pinot-segment-format.md §8: uploads are multipart
-// with exactly one part; lineage is startReplaceSegments → upload →
-// endReplaceSegments, reverted on failure.
+// Wire formats follow Pinot's controller API: uploads are multipart with
+// exactly one part (the tarball, or for a metadata push a tar.gz of one
+// directory holding metadata.properties and creation.meta, with the
+// UPLOAD_TYPE: METADATA and DOWNLOAD_URI headers); a replacement is
+// startReplaceSegments (forceCleanup=true) → uploads → endReplaceSegments;
+// deletes post the names to /segments/{table}/delete.
+//
+// Invariants (tests cite them):
+//
+//   - P1 No write without the guard: every Uploader and DeepStore asks the
+//     Guard in the context right before every mutating attempt, retries
+//     included; a refusal sends nothing and comes back wrapped.
+//   - P2 Every call is idempotent by segment name or replacement id: an
+//     upload of an existing name refreshes it, a start that overlaps an open
+//     replacement takes it over, ending an ended replacement and reverting a
+//     reverted one succeed. Retries (5xx, timeouts, cut connections; never
+//     other 4xx) rely on it.
+//   - P3 A replacement is one step for queries: its To segments are hidden
+//     until the end, which unserves every From segment at once. LocalDir
+//     keeps this across crashes (the end is logged before it is applied and
+//     rolled forward by the next call) and across processes (flock).
+//   - P4 Header values (Authorization) and deep-store credentials never
+//     appear in errors, even when the controller echoes them.
 package pinot

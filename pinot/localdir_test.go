@@ -174,7 +174,7 @@ func TestLocalDir_StartTakesOverOpenReplacement(t *testing.T) {
 	wantServed(t, d, "x")
 }
 
-// An end logged but not applied (the process died between lineage.json
+// P3: an end logged but not applied (the process died between lineage.json
 // and segments.json) is finished by the next call.
 func TestLocalDir_RollsForwardInterruptedEnd(t *testing.T) {
 	d, root := newLocalDir(t)
@@ -197,7 +197,7 @@ func TestLocalDir_RollsForwardInterruptedEnd(t *testing.T) {
 	}
 }
 
-// A refusing guard leaves the directory exactly as it was.
+// P1: a refusing guard leaves the directory exactly as it was.
 func TestLocalDir_GuardRefusalChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	d, root := newLocalDir(t)
@@ -254,7 +254,7 @@ func snapshotDir(t *testing.T, root string) string {
 // TestLocalDir_SharedByProcesses.
 const localDirWorker = "PINOT_TEST_LOCALDIR_WORKER"
 
-// Several processes on one directory (replicas of floe serve on one sink)
+// P3: several processes on one directory (replicas of floe serve on one sink)
 // upload, replace and delete concurrently without losing an update.
 func TestLocalDir_SharedByProcesses(t *testing.T) {
 	if spec := os.Getenv(localDirWorker); spec != "" {

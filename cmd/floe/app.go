@@ -67,16 +67,32 @@ func openStore(ctx context.Context, cfg config.Config, logger *slog.Logger) (che
 	return checkpoint.OpenBolt(cfg.Store.Path)
 }
 
-// newUploader returns the controller client, or the local directory sink
-// when no controller is configured.
-func newUploader(cfg config.Pinot) (pinot.Uploader, error) {
-	if cfg.ControllerURL != "" {
-		return pinot.NewController(cfg.ControllerURL, cfg.Timeout, cfg.Headers)
+// newUploader returns the controller client (with its retry policy and,
+// when configured, the S3 deep store for metadata push), or the local
+// directory sink when no controller is configured.
+func newUploader(ctx context.Context, cfg config.Pinot) (pinot.Uploader, error) {
+	if cfg.ControllerURL == "" {
+		if err := os.MkdirAll(cfg.SegmentDir, 0o755); err != nil {
+			return nil, fmt.Errorf("create segment directory: %w", err)
+		}
+		return pinot.NewLocalDir(cfg.SegmentDir), nil
 	}
-	if err := os.MkdirAll(cfg.SegmentDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create segment directory: %w", err)
+	c, err := pinot.NewController(cfg.ControllerURL, cfg.Timeout, cfg.Headers)
+	if err != nil {
+		return nil, err
 	}
-	return pinot.NewLocalDir(cfg.SegmentDir), nil
+	c.Retry = pinot.RetryPolicy{Attempts: cfg.Retry.Attempts, InitialBackoff: cfg.Retry.InitialBackoff,
+		MaxBackoff: cfg.Retry.MaxBackoff, MaxElapsed: cfg.Retry.MaxElapsed}
+	if ds := cfg.DeepStore; ds.URI != "" {
+		store, err := pinot.NewS3DeepStore(ctx, pinot.S3Options{URI: ds.URI, Region: ds.Region, Endpoint: ds.Endpoint,
+			PathStyle: ds.PathStyle, AccessKeyID: ds.AccessKeyID, SecretAccessKey: ds.SecretAccessKey,
+			SessionToken: ds.SessionToken, Retry: c.Retry})
+		if err != nil {
+			return nil, err
+		}
+		c.DeepStore = store
+	}
+	return c, nil
 }
 
 // newApp wires store, catalogs, Pinot and the watcher.
@@ -85,7 +101,7 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 	if err != nil {
 		return nil, err
 	}
-	up, err := newUploader(cfg.Pinot)
+	up, err := newUploader(ctx, cfg.Pinot)
 	if err != nil {
 		store.Close()
 		return nil, err

@@ -45,14 +45,17 @@ type RedisStore struct {
 	KeyPrefix string `yaml:"keyPrefix"`
 }
 
-// Pinot says where segments go: a controller when ControllerURL is set,
-// else a local directory (SegmentDir) that holds the tarballs.
+// Pinot says where segments go: a controller when ControllerURL is set
+// (tar push, or metadata push through DeepStore), else a local directory
+// (SegmentDir) that holds the tarballs.
 type Pinot struct {
 	ControllerURL string            `yaml:"controllerURL"`
 	BrokerURL     string            `yaml:"brokerURL"`
 	SegmentDir    string            `yaml:"segmentDir"`
 	Headers       map[string]string `yaml:"headers"` // e.g. Authorization; never logged
-	Timeout       time.Duration     `yaml:"timeout"`
+	Timeout       time.Duration     `yaml:"timeout"` // per request attempt
+	Retry         Retry             `yaml:"retry"`
+	DeepStore     DeepStore         `yaml:"deepStore"`
 }
 
 // Watcher tunes the sync worker.
@@ -90,7 +93,7 @@ func Default() Config {
 	return Config{
 		Server: Server{Addr: "127.0.0.1:8080"},
 		Store:  Store{Path: "floe-data/floe.db", Redis: RedisStore{KeyPrefix: "floe:"}},
-		Pinot:  Pinot{SegmentDir: "floe-data/segments", Timeout: 60 * time.Second},
+		Pinot:  Pinot{SegmentDir: "floe-data/segments", Timeout: 60 * time.Second, Retry: defaultRetry()},
 		Watcher: Watcher{
 			DefaultSchedule:   "*/5 * * * *",
 			MaxConcurrentRuns: 4,
@@ -163,15 +166,7 @@ func (c *Config) Validate() error {
 			}
 			return nil
 		},
-		func() *FieldError { return checkURL("pinot.controllerURL", c.Pinot.ControllerURL, "http", "https") },
-		func() *FieldError { return checkURL("pinot.brokerURL", c.Pinot.BrokerURL, "http", "https") },
-		func() *FieldError {
-			if c.Pinot.ControllerURL == "" && c.Pinot.SegmentDir == "" {
-				return &FieldError{"pinot.segmentDir", "must be set when pinot.controllerURL is empty"}
-			}
-			return nil
-		},
-		func() *FieldError { return positive("pinot.timeout", int64(c.Pinot.Timeout)) },
+		c.validatePinot,
 		func() *FieldError { return positive("watcher.maxConcurrentRuns", int64(c.Watcher.MaxConcurrentRuns)) },
 		func() *FieldError { return positive("watcher.buildParallelism", int64(c.Watcher.BuildParallelism)) },
 		func() *FieldError { return positive("watcher.leaseTTL", int64(c.Watcher.LeaseTTL)) },

@@ -38,6 +38,21 @@ type PinotCluster struct {
 	StartupTime time.Duration
 }
 
+// PinotOptions configures StartPinotWith.
+type PinotOptions struct {
+	// S3Endpoint, when set, gives the controller and the server an S3
+	// PinotFS on that endpoint (moto: path-style addressing, credentials
+	// MotoCredential), so that servers download metadata-pushed segments
+	// from s3:// URIs.
+	S3Endpoint string
+	// S3Region defaults to us-east-1.
+	S3Region string
+}
+
+// MotoCredential is the access key id and secret key the Pinot cluster
+// uses against moto (which accepts any).
+const MotoCredential = "testing"
+
 // StartPinot starts ZooKeeper, a controller, a broker and a server as
 // separate JVMs (-Xmx512m each) with data under t.TempDir(), waits until
 // every role is healthy and registered, and stops them when the test ends
@@ -46,6 +61,12 @@ type PinotCluster struct {
 // its HTTP and query ports on all interfaces (the legacy port settings
 // cannot be narrowed).
 func StartPinot(t testing.TB) *PinotCluster {
+	t.Helper()
+	return StartPinotWith(t, PinotOptions{})
+}
+
+// StartPinotWith is StartPinot with options (an S3 deep store).
+func StartPinotWith(t testing.TB, opts PinotOptions) *PinotCluster {
 	t.Helper()
 	began := time.Now()
 	l := newPinotLauncher(t)
@@ -57,9 +78,10 @@ func StartPinot(t testing.TB) *PinotCluster {
 
 	ctlPort := FreePort(t)
 	c.ControllerURL = fmt.Sprintf("http://127.0.0.1:%d", ctlPort)
-	ctl := l.start("pinot-controller", "512m", "controller",
+	s3 := s3Settings(opts)
+	ctl := l.start("pinot-controller", "512m", append([]string{"controller",
 		"-zkAddress", c.ZKAddress, "-clusterName", c.ClusterName, "-controllerHost", "127.0.0.1",
-		"-controllerPort", strconv.Itoa(ctlPort), "-dataDir", l.dir("controller"))
+		"-controllerPort", strconv.Itoa(ctlPort), "-dataDir", l.dir("controller")}, s3("pinot.controller")...)...)
 	waitPinotHealth(t, ctl, c.ControllerURL+"/health")
 
 	brkPort, srvPort, adminPort := FreePort(t), FreePort(t), FreePort(t)
@@ -68,13 +90,13 @@ func StartPinot(t testing.TB) *PinotCluster {
 	brk := l.start("pinot-broker", "512m", "broker",
 		"-zkAddress", c.ZKAddress, "-clusterName", c.ClusterName, "-brokerHost", "127.0.0.1",
 		"-brokerPort", strconv.Itoa(brkPort), "-brokerMultiStageRunnerPort", strconv.Itoa(FreePort(t)))
-	srv := l.start("pinot-server", "512m", "server",
+	srv := l.start("pinot-server", "512m", append([]string{"server",
 		"-zkAddress", c.ZKAddress, "-clusterName", c.ClusterName, "-serverHost", "127.0.0.1",
 		"-serverPort", strconv.Itoa(srvPort), "-serverAdminPort", strconv.Itoa(adminPort),
 		"-serverGrpcPort", strconv.Itoa(FreePort(t)),
 		"-serverMultiStageServerPort", strconv.Itoa(FreePort(t)),
 		"-serverMultiStageRunnerPort", strconv.Itoa(FreePort(t)),
-		"-dataDir", l.dir("server-data"), "-segmentDir", l.dir("server-segments"))
+		"-dataDir", l.dir("server-data"), "-segmentDir", l.dir("server-segments")}, s3("pinot.server")...)...)
 	waitPinotHealth(t, brk, c.BrokerURL+"/health")
 	waitPinotHealth(t, srv, c.ServerAdminURL+"/health")
 	waitPinotInstances(t, ctl, c.ControllerURL, "Broker_127.0.0.1_"+strconv.Itoa(brkPort),
@@ -83,6 +105,35 @@ func StartPinot(t testing.TB) *PinotCluster {
 	t.Logf("testpeer: Pinot %s cluster up in %s (controller %s, broker %s)", PinotVersion,
 		c.StartupTime.Round(time.Millisecond), c.ControllerURL, c.BrokerURL)
 	return c
+}
+
+// s3Settings returns, per role prefix (pinot.controller, pinot.server),
+// the launcher's --set flags that register an S3 PinotFS and segment
+// fetcher on opts.S3Endpoint (none without one). PathStyleS3PinotFS is
+// Pinot's S3PinotFS with path-style addressing (tools/pinot-cluster).
+func s3Settings(opts PinotOptions) func(role string) []string {
+	return func(role string) []string {
+		if opts.S3Endpoint == "" {
+			return nil
+		}
+		region := opts.S3Region
+		if region == "" {
+			region = "us-east-1"
+		}
+		fs := role + ".storage.factory."
+		var out []string
+		for _, kv := range []string{
+			fs + "class.s3=dev.floe.cluster.PathStyleS3PinotFS",
+			fs + "s3.region=" + region,
+			fs + "s3.endpoint=" + opts.S3Endpoint,
+			fs + "s3.accessKey=" + MotoCredential,
+			fs + "s3.secretKey=" + MotoCredential,
+			role + ".segment.fetcher.protocols=file,http,s3",
+		} {
+			out = append(out, "--set", kv)
+		}
+		return out
+	}
 }
 
 // pinotLauncher starts Pinot roles from the jars of tools/pinot-cluster.

@@ -1,0 +1,109 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+)
+
+// Retry bounds the retries of each controller and deep-store call:
+// exponential backoff with full jitter on 5xx answers, timeouts and cut
+// connections.
+type Retry struct {
+	Attempts       int           `yaml:"attempts"`
+	InitialBackoff time.Duration `yaml:"initialBackoff"`
+	MaxBackoff     time.Duration `yaml:"maxBackoff"`
+	MaxElapsed     time.Duration `yaml:"maxElapsed"`
+}
+
+// DeepStore is an S3 or S3-compatible store segments are pushed to
+// (metadata push); empty URI means tar push through the controller.
+// The credentials are never logged; empty AccessKeyID means the AWS
+// default chain.
+type DeepStore struct {
+	URI             string `yaml:"uri"` // s3://bucket[/prefix]
+	Region          string `yaml:"region"`
+	Endpoint        string `yaml:"endpoint"`
+	PathStyle       bool   `yaml:"pathStyle"`
+	AccessKeyID     string `yaml:"accessKeyID"`
+	SecretAccessKey string `yaml:"secretAccessKey"`
+	SessionToken    string `yaml:"sessionToken"`
+}
+
+func defaultRetry() Retry {
+	return Retry{Attempts: 5, InitialBackoff: 500 * time.Millisecond, MaxBackoff: 15 * time.Second, MaxElapsed: 2 * time.Minute}
+}
+
+// validatePinot checks the pinot section and returns the first problem.
+func (c *Config) validatePinot() *FieldError {
+	p := c.Pinot
+	checks := []func() *FieldError{
+		func() *FieldError { return checkURL("pinot.controllerURL", p.ControllerURL, "http", "https") },
+		func() *FieldError { return checkURL("pinot.brokerURL", p.BrokerURL, "http", "https") },
+		func() *FieldError {
+			if p.ControllerURL == "" && p.SegmentDir == "" {
+				return &FieldError{"pinot.segmentDir", "must be set when pinot.controllerURL is empty"}
+			}
+			return nil
+		},
+		func() *FieldError { return positive("pinot.timeout", int64(p.Timeout)) },
+		func() *FieldError { return positive("pinot.retry.attempts", int64(p.Retry.Attempts)) },
+		func() *FieldError { return positive("pinot.retry.initialBackoff", int64(p.Retry.InitialBackoff)) },
+		func() *FieldError {
+			if p.Retry.MaxBackoff < p.Retry.InitialBackoff {
+				return &FieldError{"pinot.retry.maxBackoff", "must be at least pinot.retry.initialBackoff"}
+			}
+			return nil
+		},
+		func() *FieldError { return positive("pinot.retry.maxElapsed", int64(p.Retry.MaxElapsed)) },
+		p.DeepStore.validate,
+		func() *FieldError {
+			if p.DeepStore.URI != "" && p.ControllerURL == "" {
+				return &FieldError{"pinot.deepStore.uri", "needs pinot.controllerURL (the metadata push goes to a controller)"}
+			}
+			return nil
+		},
+	}
+	for _, check := range checks {
+		if fe := check(); fe != nil {
+			return fe
+		}
+	}
+	return nil
+}
+
+func (d DeepStore) validate() *FieldError {
+	if d.URI == "" {
+		return nil
+	}
+	u, err := url.Parse(d.URI)
+	if err != nil || u.Scheme != "s3" || u.Host == "" {
+		return &FieldError{"pinot.deepStore.uri", "want s3://bucket[/prefix]"}
+	}
+	if strings.TrimSpace(d.Region) == "" {
+		return &FieldError{"pinot.deepStore.region", "must be set with pinot.deepStore.uri"}
+	}
+	if fe := checkURL("pinot.deepStore.endpoint", d.Endpoint, "http", "https"); fe != nil {
+		return fe
+	}
+	if (d.AccessKeyID == "") != (d.SecretAccessKey == "") {
+		return &FieldError{"pinot.deepStore.secretAccessKey", "accessKeyID and secretAccessKey go together (or neither: the AWS default chain)"}
+	}
+	return nil
+}
+
+// boolean parses an environment override of a bool field.
+func boolean(dst func(c *Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		switch strings.ToLower(v) {
+		case "true", "1", "yes":
+			*dst(c) = true
+		case "false", "0", "no", "":
+			*dst(c) = false
+		default:
+			return fmt.Errorf("want true or false, got %q", v)
+		}
+		return nil
+	}
+}
