@@ -153,3 +153,12 @@ func (s *S3DeepStore) deleteBatch(ctx context.Context, table string, segments []
 		return nil
 	})
 }
+
+// String describes the options without their credentials.
+func (o S3Options) String() string {
+	creds := "default chain"
+	if o.AccessKeyID != "" {
+		creds = "static keys"
+	}
+	return fmt.Sprintf("{URI:%s Region:%s Endpoint:%s PathStyle:%t Credentials:%s}", o.URI, o.Region, o.Endpoint, o.PathStyle, creds)
+}

@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 )
@@ -106,4 +107,26 @@ func boolean(dst func(c *Config) *bool) func(*Config, string) error {
 		}
 		return nil
 	}
+}
+
+// String describes the deep store without its credentials, so that a
+// printed config never shows them.
+func (d DeepStore) String() string {
+	creds := "default chain"
+	if d.AccessKeyID != "" {
+		creds = "static keys"
+	}
+	return fmt.Sprintf("{uri:%s region:%s endpoint:%s pathStyle:%t credentials:%s}", d.URI, d.Region, d.Endpoint, d.PathStyle, creds)
+}
+
+// String describes the pinot section with header names but not their
+// values (Authorization) and without deep-store credentials.
+func (p Pinot) String() string {
+	names := make([]string, 0, len(p.Headers))
+	for k := range p.Headers {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	return fmt.Sprintf("{controllerURL:%s brokerURL:%s segmentDir:%s headers:[%s] timeout:%s retry:%+v deepStore:%s}",
+		p.ControllerURL, p.BrokerURL, p.SegmentDir, strings.Join(names, " "), p.Timeout, p.Retry, p.DeepStore)
 }

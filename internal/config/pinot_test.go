@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,8 @@ func TestLoad_PinotDeepStoreAndRetry(t *testing.T) {
 	p := writeFile(t, `
 pinot:
   controllerURL: http://127.0.0.1:9000
+  headers:
+    Authorization: Bearer t0ken-value
   retry:
     attempts: 3
     initialBackoff: 100ms
@@ -36,6 +39,10 @@ pinot:
 	ds := cfg.Pinot.DeepStore
 	if ds.URI != "s3://deep/floe" || ds.Region != "eu-west-1" || !ds.PathStyle || ds.AccessKeyID != "AKIDEXAMPLE" || ds.SecretAccessKey != "s3cr3t" {
 		t.Fatalf("deep store %+v", ds)
+	}
+	if printed := fmt.Sprintf("%+v", cfg); strings.Contains(printed, "s3cr3t") || strings.Contains(printed, "AKIDEXAMPLE") ||
+		strings.Contains(printed, "t0ken-value") || !strings.Contains(printed, "Authorization") {
+		t.Fatalf("a printed config shows the deep-store credentials: %s", printed)
 	}
 	def := config.Default().Pinot
 	if def.Retry.Attempts != 5 || def.Retry.MaxElapsed != 2*time.Minute || def.DeepStore.URI != "" {
