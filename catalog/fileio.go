@@ -10,14 +10,17 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/utils"
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/floehq/floe/catalog/awsaccess"
 )
 
 // dataAccess is how table files are read: FileIO props (region, endpoint,
 // pass-through s3.* props) and optionally an AWS config that every FileIO
 // operation gets through its context.
 type dataAccess struct {
-	props iceberg.Properties
-	aws   *aws.Config
+	props  iceberg.Properties
+	aws    *aws.Config
+	access awsaccess.Access // names a missing permission in errors
 }
 
 // usesAWSCreds reports whether the connection names any AWS credentials.
@@ -66,7 +69,7 @@ func (d dataAccess) loadFromLocation(ctx context.Context, ident TableIdent, loc 
 	}
 	tbl, err := table.NewFromLocation(ctx, ident.iceberg(), loc, d.fsF(loc), nil)
 	if err != nil {
-		return nil, metadataErr(loc, err)
+		return nil, metadataErr(loc, d.access, err)
 	}
 	return tbl, nil
 }
@@ -79,8 +82,8 @@ func (d dataAccess) rewrap(tbl *table.Table) *table.Table {
 
 // metadataErr classifies a failure to read a metadata file: access and
 // network problems keep their category, the rest is ErrBadMetadata.
-func metadataErr(loc string, err error) error {
-	e := &Error{Op: "read table metadata", Resource: loc, Permission: "s3:GetObject", Kind: classify(err), Err: err}
+func metadataErr(loc string, access awsaccess.Access, err error) error {
+	e := &Error{Op: "read table metadata", Resource: loc, Permission: dataHint(access, awsaccess.OpReadData, loc, err), Kind: classify(err), Err: err}
 	if e.Kind == nil {
 		e.Kind = ErrBadMetadata
 	}

@@ -12,14 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/glue"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
-)
 
-var gluePerms = permissions{
-	listNamespaces: "glue:GetDatabases",
-	listTables:     "glue:GetTables",
-	loadTable:      "glue:GetTable",
-	readData:       "s3:GetObject",
-}
+	"github.com/floehq/floe/catalog/awsaccess"
+)
 
 // glueRESTURI is Glue's Iceberg REST endpoint.
 func (c Config) glueRESTURI(region string) string {
@@ -38,7 +33,7 @@ func openGlue(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 	if err != nil {
 		return nil, err
 	}
-	data := &dataAccess{props: cfg.fileIOProps(region), aws: &dataCfg}
+	data := &dataAccess{props: cfg.fileIOProps(region), aws: &dataCfg, access: cfg.access()}
 	if cfg.mode(ModeNative) == ModeNative {
 		return newGlueNative(cfg, catalogCfg, data, logger), nil
 	}
@@ -47,14 +42,14 @@ func openGlue(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 		return nil, err
 	}
 	p := restParams{uri: cfg.glueRESTURI(region), warehouse: wh, sigService: svcGlue, sigRegion: region,
-		awsCfg: &catalogCfg, fileRegion: region}
+		awsCfg: &catalogCfg, fileRegion: region, access: awsaccess.GlueREST}
 	cat, err := newREST(ctx, cfg, p)
 	if err != nil {
 		return nil, err
 	}
 	logger.Debug("opened Glue through Iceberg REST", slog.String("uri", p.uri), slog.String("warehouse", wh))
 	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: "glue catalog " + wh, data: data,
-		timeout: cfg.timeout(), perms: gluePerms, identity: cfg.callerIdentity(catalogCfg)}, nil
+		timeout: cfg.timeout(), access: awsaccess.GlueREST, identity: cfg.callerIdentity(catalogCfg)}, nil
 }
 
 // glueWarehouse is the REST warehouse: props warehouse, catalog-id, or the
@@ -125,7 +120,7 @@ func (g *glueNative) ListNamespaces(ctx context.Context, parent []string, page P
 	out, err := g.client.GetDatabases(ctx, &glue.GetDatabasesInput{CatalogId: g.catalogID, NextToken: token(page),
 		MaxResults: aws.Int32(int32(min(page.size(), 100)))})
 	if err != nil {
-		return Page[Namespace]{}, wrapErr("list databases in", g.resource(), gluePerms.listNamespaces, err)
+		return Page[Namespace]{}, wrapErr("list databases in", g.resource(), hint(awsaccess.GlueNative, awsaccess.OpListNamespaces, err), err)
 	}
 	p := Page[Namespace]{Items: make([]Namespace, 0, len(out.DatabaseList)), NextToken: aws.ToString(out.NextToken)}
 	for _, db := range out.DatabaseList {
@@ -143,7 +138,7 @@ func (g *glueNative) ListTables(ctx context.Context, namespace []string, page Pa
 	out, err := g.client.GetTables(ctx, &glue.GetTablesInput{CatalogId: g.catalogID, DatabaseName: aws.String(db),
 		NextToken: token(page), MaxResults: aws.Int32(int32(min(page.size(), 100)))})
 	if err != nil {
-		return Page[TableIdent]{}, wrapErr("list tables in", g.resource(db), gluePerms.listTables, err)
+		return Page[TableIdent]{}, wrapErr("list tables in", g.resource(db), hint(awsaccess.GlueNative, awsaccess.OpListTables, err), err)
 	}
 	p := Page[TableIdent]{Items: []TableIdent{}, NextToken: aws.ToString(out.NextToken)}
 	for _, t := range out.TableList {
@@ -164,7 +159,7 @@ func (g *glueNative) LoadTable(ctx context.Context, ident TableIdent) (*Table, e
 	res := g.resource(db, ident.Name)
 	out, err := g.client.GetTable(ctx, &glue.GetTableInput{CatalogId: g.catalogID, DatabaseName: aws.String(db), Name: aws.String(ident.Name)})
 	if err != nil {
-		return nil, wrapErr("get table", res, gluePerms.loadTable, err)
+		return nil, wrapErr("get table", res, hint(awsaccess.GlueNative, awsaccess.OpLoadTable, err), err)
 	}
 	loc, err := glueMetadataLocation(out.Table.Parameters)
 	if err != nil {
@@ -202,7 +197,7 @@ func (g *glueNative) Describe(ctx context.Context, ident TableIdent) (TableInfo,
 }
 
 func (g *glueNative) Validate(ctx context.Context) Report {
-	return validate(ctx, g, gluePerms, g.resource(), g.identity)
+	return validate(ctx, g, awsaccess.GlueNative, g.resource(), g.identity)
 }
 
 func (g *glueNative) Close() error { return nil }

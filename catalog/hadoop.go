@@ -36,7 +36,7 @@ func openHadoop(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, 
 	}
 	logger.Debug("opened hadoop catalog", slog.String("warehouse", wh))
 	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: wh, timeout: cfg.timeout(),
-		perms: permissions{listNamespaces: "s3:ListBucket", listTables: "s3:ListBucket", loadTable: "s3:GetObject", readData: "s3:GetObject"}}, nil
+		access: cfg.access()}, nil
 }
 
 // resolveStaticCreds retrieves the data credentials once into FileIO props.

@@ -9,16 +9,9 @@ import (
 	"time"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
-)
 
-// permissions names what each step needs, for error hints ("" when the
-// catalog has no IAM-style permissions).
-type permissions struct {
-	listNamespaces string
-	listTables     string
-	loadTable      string
-	readData       string
-}
+	"github.com/floehq/floe/catalog/awsaccess"
+)
 
 // icebergCatalog adapts an iceberg-go catalog (sql, rest, hadoop, glue
 // rest) to Catalog, read-only.
@@ -26,9 +19,9 @@ type icebergCatalog struct {
 	cfg      Config
 	cat      icecatalog.Catalog
 	logger   *slog.Logger
-	resource string      // catalog URI / warehouse / ARN, for errors
-	data     *dataAccess // nil: keep the FileIO of the iceberg-go catalog
-	perms    permissions
+	resource string           // catalog URI / warehouse / ARN, for errors
+	data     *dataAccess      // nil: keep the FileIO of the iceberg-go catalog
+	access   awsaccess.Access // names missing permissions in errors
 	timeout  time.Duration
 	closers  []func() error
 	identity identityCheck // nil when there are no AWS credentials to check
@@ -41,7 +34,7 @@ func (c *icebergCatalog) ListNamespaces(ctx context.Context, parent []string, pa
 	defer cancel()
 	ids, err := c.cat.ListNamespaces(ctx, parent)
 	if err != nil {
-		return Page[Namespace]{}, wrapErr("list namespaces in", c.nsResource(parent), c.perms.listNamespaces, err)
+		return Page[Namespace]{}, wrapErr("list namespaces in", c.nsResource(parent), hint(c.access, awsaccess.OpListNamespaces, err), err)
 	}
 	all := make([]Namespace, 0, len(ids))
 	for _, id := range ids {
@@ -57,7 +50,7 @@ func (c *icebergCatalog) ListTables(ctx context.Context, namespace []string, pag
 	var all []TableIdent
 	for id, err := range c.cat.ListTables(ctx, namespace) {
 		if err != nil {
-			return Page[TableIdent]{}, wrapErr("list tables in", c.nsResource(namespace), c.perms.listTables, err)
+			return Page[TableIdent]{}, wrapErr("list tables in", c.nsResource(namespace), hint(c.access, awsaccess.OpListTables, err), err)
 		}
 		if len(id) < 2 {
 			continue
@@ -90,7 +83,7 @@ func (c *icebergCatalog) loadErr(ident TableIdent, err error) error {
 	if kind == nil && !errors.Is(err, icecatalog.ErrNoSuchTable) {
 		kind = ErrBadMetadata
 	}
-	return &Error{Op: "load table", Resource: c.resource + " " + ident.String(), Permission: c.perms.loadTable, Kind: kind, Err: err}
+	return &Error{Op: "load table", Resource: c.resource + " " + ident.String(), Permission: hint(c.access, awsaccess.OpLoadTable, err), Kind: kind, Err: err}
 }
 
 func (c *icebergCatalog) Describe(ctx context.Context, ident TableIdent) (TableInfo, error) {
@@ -102,7 +95,7 @@ func (c *icebergCatalog) Describe(ctx context.Context, ident TableIdent) (TableI
 }
 
 func (c *icebergCatalog) Validate(ctx context.Context) Report {
-	return validate(ctx, c, c.perms, c.resource, c.identity)
+	return validate(ctx, c, c.access, c.resource, c.identity)
 }
 
 func (c *icebergCatalog) Close() error {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/apache/iceberg-go/catalog/rest"
 	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"github.com/floehq/floe/catalog/awsaccess"
 )
 
 // restParams is what a REST catalog connection needs beyond the config.
@@ -18,6 +20,7 @@ type restParams struct {
 	sigRegion  string
 	awsCfg     *aws.Config // signing credentials for SigV4
 	fileRegion string
+	access     awsaccess.Access // names a missing permission in errors
 }
 
 // newREST opens an iceberg-go REST catalog. It fetches /v1/config.
@@ -43,11 +46,7 @@ func newREST(ctx context.Context, cfg Config, p restParams) (*rest.Catalog, erro
 	defer cancel()
 	cat, err := rest.NewCatalog(ctx, cfg.Name, p.uri, opts...)
 	if err != nil {
-		perm := ""
-		if p.sigService != "" {
-			perm = p.sigService + ":*"
-		}
-		return nil, wrapErr("connect to REST catalog", p.uri, perm, err)
+		return nil, wrapErr("connect to REST catalog", p.uri, hint(p.access, awsaccess.OpConnect, err), err)
 	}
 	return cat, nil
 }
@@ -77,7 +76,7 @@ func (c Config) restAuthOptions() []rest.Option {
 
 // openREST opens a generic Iceberg REST catalog, optionally SigV4-signed.
 func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, error) {
-	p := restParams{uri: cfg.prop(PropURI), warehouse: cfg.prop(PropWarehouse), fileRegion: cfg.prop(PropRegion)}
+	p := restParams{uri: cfg.prop(PropURI), warehouse: cfg.prop(PropWarehouse), fileRegion: cfg.prop(PropRegion), access: cfg.access()}
 	if sig, _ := strconv.ParseBool(cfg.prop(PropSigV4)); sig {
 		p.sigService = cfg.prop(PropSigningName)
 		if p.sigService == "" {
@@ -97,7 +96,7 @@ func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 	if err != nil {
 		return nil, err
 	}
-	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: p.uri, timeout: cfg.timeout()}
+	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: p.uri, timeout: cfg.timeout(), access: p.access}
 	if p.awsCfg != nil {
 		ic.identity = cfg.callerIdentity(*p.awsCfg)
 	}

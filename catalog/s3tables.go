@@ -9,6 +9,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3tables"
+
+	"github.com/floehq/floe/catalog/awsaccess"
 )
 
 // s3TablesRESTURI is the S3 Tables Iceberg REST endpoint: the s3tables
@@ -34,7 +36,7 @@ func openS3Tables(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog
 	if err != nil {
 		return nil, err
 	}
-	data := &dataAccess{props: cfg.fileIOProps(arn.Region), aws: &dataCfg}
+	data := &dataAccess{props: cfg.fileIOProps(arn.Region), aws: &dataCfg, access: cfg.access()}
 	mode := cfg.mode(ModeAuto)
 	if mode == ModeNative {
 		return newS3TablesNative(cfg, arn, catalogCfg, data, logger), nil
@@ -50,21 +52,14 @@ func openS3Tables(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog
 
 func openS3TablesREST(ctx context.Context, cfg Config, arn TableBucketARN, catalogCfg aws.Config, data *dataAccess, logger *slog.Logger) (Catalog, error) {
 	p := restParams{uri: cfg.s3TablesRESTURI(arn.Region), warehouse: arn.String(), sigService: svcS3Tables,
-		sigRegion: arn.Region, awsCfg: &catalogCfg, fileRegion: arn.Region}
+		sigRegion: arn.Region, awsCfg: &catalogCfg, fileRegion: arn.Region, access: awsaccess.S3TablesREST}
 	cat, err := newREST(ctx, cfg, p)
 	if err != nil {
 		return nil, err
 	}
 	logger.Debug("opened S3 Tables through Iceberg REST", slog.String("uri", p.uri))
 	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: arn.String(), data: data, timeout: cfg.timeout(),
-		perms: s3TablesPerms, identity: cfg.callerIdentity(catalogCfg)}, nil
-}
-
-var s3TablesPerms = permissions{
-	listNamespaces: "s3tables:ListNamespaces",
-	listTables:     "s3tables:ListTables",
-	loadTable:      "s3tables:GetTableMetadataLocation",
-	readData:       "s3tables:GetTableData",
+		access: awsaccess.S3TablesREST, identity: cfg.callerIdentity(catalogCfg)}, nil
 }
 
 // s3TablesNative reads a table bucket through the S3 Tables API.
@@ -101,7 +96,7 @@ func (s *s3TablesNative) ListNamespaces(ctx context.Context, parent []string, pa
 		TableBucketARN: aws.String(s.arn.String()), ContinuationToken: token(page), MaxNamespaces: aws.Int32(int32(page.size())),
 	})
 	if err != nil {
-		return Page[Namespace]{}, s.err("list namespaces in", s.arn.String(), s3TablesPerms.listNamespaces, err)
+		return Page[Namespace]{}, s.err("list namespaces in", s.arn.String(), hint(awsaccess.S3TablesNative, awsaccess.OpListNamespaces, err), err)
 	}
 	p := Page[Namespace]{Items: make([]Namespace, 0, len(out.Namespaces)), NextToken: aws.ToString(out.ContinuationToken)}
 	for _, ns := range out.Namespaces {
@@ -119,7 +114,7 @@ func (s *s3TablesNative) ListTables(ctx context.Context, namespace []string, pag
 		ContinuationToken: token(page), MaxTables: aws.Int32(int32(page.size())),
 	})
 	if err != nil {
-		return Page[TableIdent]{}, s.err("list tables in", s.arn.String()+" namespace "+ns, s3TablesPerms.listTables, err)
+		return Page[TableIdent]{}, s.err("list tables in", s.arn.String()+" namespace "+ns, hint(awsaccess.S3TablesNative, awsaccess.OpListTables, err), err)
 	}
 	p := Page[TableIdent]{Items: make([]TableIdent, 0, len(out.Tables)), NextToken: aws.ToString(out.ContinuationToken)}
 	for _, t := range out.Tables {
@@ -140,7 +135,7 @@ func (s *s3TablesNative) LoadTable(ctx context.Context, ident TableIdent) (*Tabl
 		TableBucketARN: aws.String(s.arn.String()), Namespace: aws.String(ns), Name: aws.String(ident.Name),
 	})
 	if err != nil {
-		return nil, s.err("get table metadata location", tableARN, s3TablesPerms.loadTable, err)
+		return nil, s.err("get table metadata location", tableARN, hint(awsaccess.S3TablesNative, awsaccess.OpLoadTable, err), err)
 	}
 	loc := aws.ToString(out.MetadataLocation)
 	if loc == "" {
@@ -163,7 +158,7 @@ func (s *s3TablesNative) Describe(ctx context.Context, ident TableIdent) (TableI
 }
 
 func (s *s3TablesNative) Validate(ctx context.Context) Report {
-	return validate(ctx, s, s3TablesPerms, s.arn.String(), s.identity)
+	return validate(ctx, s, awsaccess.S3TablesNative, s.arn.String(), s.identity)
 }
 
 func (s *s3TablesNative) Close() error { return nil }

@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/floehq/floe/catalog/awsaccess"
 )
 
 // Step outcomes.
@@ -77,7 +79,7 @@ const (
 type identityCheck func(context.Context) (string, error)
 
 // validate runs the steps against any Catalog.
-func validate(ctx context.Context, c Catalog, perms permissions, resource string, identity identityCheck) Report {
+func validate(ctx context.Context, c Catalog, access awsaccess.Access, resource string, identity identityCheck) Report {
 	r := Report{OK: true}
 	if identity != nil {
 		who, err := identity(ctx)
@@ -114,7 +116,7 @@ func validate(ctx context.Context, c Catalog, perms permissions, resource string
 		return r
 	}
 	r.ok(stepLoadTable, fmt.Sprintf("%s at %s (%d snapshot(s))", ident, tbl.MetadataLocation, len(tbl.Snapshots())))
-	detail, err := readOneFooter(ctx, tbl, perms.readData)
+	detail, err := readOneFooter(ctx, tbl, access)
 	if err != nil {
 		r.fail(stepReadFooter, err)
 		return r
@@ -142,13 +144,13 @@ func firstTable(ctx context.Context, c Catalog, nss []Namespace) (TableIdent, bo
 
 // readOneFooter opens the first data file of the current snapshot and
 // parses its Parquet footer.
-func readOneFooter(ctx context.Context, t *Table, permission string) (string, error) {
+func readOneFooter(ctx context.Context, t *Table, access awsaccess.Access) (string, error) {
 	if t.CurrentSnapshot() == nil {
 		return "table has no snapshot, no data file to read", nil
 	}
 	tasks, err := t.Iceberg.Scan().PlanFiles(ctx)
 	if err != nil {
-		return "", wrapErr("plan files of", t.Ident.String(), permission, err)
+		return "", wrapErr("plan files of", t.Ident.String(), dataHint(access, awsaccess.OpReadData, t.MetadataLocation, err), err)
 	}
 	if len(tasks) == 0 {
 		return "current snapshot has no data files", nil
@@ -156,7 +158,7 @@ func readOneFooter(ctx context.Context, t *Table, permission string) (string, er
 	path := tasks[0].File.FilePath()
 	rows, err := parquetFooterRows(ctx, t, path)
 	if err != nil {
-		return "", wrapErr("read footer of", path, permission, err)
+		return "", wrapErr("read footer of", path, dataHint(access, awsaccess.OpReadData, path, err), err)
 	}
 	return fmt.Sprintf("%s: %d rows", path, rows), nil
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Creates the repo venv (.venv/) and installs the Python test peers pinned in
-# tools/python/requirements.txt: moto in server mode (S3, S3 Tables, Glue, STS)
-# and PyIceberg (fixture tables). Idempotent: a stamp holding the hash of the
+# tools/python/requirements.txt: moto in server mode (S3, S3 Tables, Glue, STS,
+# IAM, CloudFormation), PyIceberg (fixture tables), and cfn-lint and parliament
+# (the linters floe's generated CloudFormation templates and IAM policies pass). Idempotent: a stamp holding the hash of the
 # requirements file makes a second run return at once.
 set -euo pipefail
 
@@ -31,4 +32,6 @@ fi
 "$venv/bin/python" -m pip install --quiet -r "$req"
 "$venv/bin/moto_server" --help >/dev/null
 "$venv/bin/python" -c 'import pyiceberg, pyarrow, boto3'
+"$venv/bin/cfn-lint" --version >/dev/null
+"$venv/bin/parliament" --help >/dev/null
 echo "$want" >"$stamp"
