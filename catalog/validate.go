@@ -19,8 +19,9 @@ const (
 
 // Report is the result of Catalog.Validate.
 type Report struct {
-	OK    bool   `json:"ok"`
-	Steps []Step `json:"steps"`
+	OK    bool     `json:"ok"`
+	Steps []Step   `json:"steps"`
+	Notes []string `json:"notes,omitempty"`
 }
 
 // Step is one check: list namespaces, list tables, load table, read footer.
@@ -31,6 +32,7 @@ type Step struct {
 	Error      string `json:"error,omitempty"`
 	Permission string `json:"permission,omitempty"` // the permission that is missing, when known
 	Resource   string `json:"resource,omitempty"`
+	denied     bool   // failed with ErrAccessDenied (retried by ValidateWithRetry)
 }
 
 // Err returns the first failed step as an error, or nil.
@@ -58,6 +60,7 @@ func (r *Report) fail(name string, err error) {
 	var ce *Error
 	if errors.As(err, &ce) {
 		s.Resource = ce.Resource
+		s.denied = errors.Is(err, ErrAccessDenied)
 		if errors.Is(err, ErrAccessDenied) || errors.Is(err, ErrBadCredentials) {
 			s.Permission = ce.Permission
 		}
