@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/iceberg-go/catalog/hadoop"
 	iceio "github.com/apache/iceberg-go/io"
+	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
 // openHadoop opens a Hadoop-layout warehouse (a directory or an s3:// URL)
@@ -20,14 +21,17 @@ func openHadoop(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, 
 	if err != nil {
 		return nil, &FieldError{Field: cfg.field("props", PropWarehouse), Msg: "invalid warehouse URL: " + err.Error()}
 	}
+	var identity identityCheck
 	if u.Scheme != "" && u.Scheme != "file" {
 		// Required by iceberg-go for any object store, even to read; floe
 		// never commits.
 		props["allow-unsafe-commits"] = "true"
 		if cfg.usesAWSCreds() {
-			if err := resolveStaticCreds(ctx, cfg, props); err != nil {
+			dataCfg, err := resolveStaticCreds(ctx, cfg, props)
+			if err != nil {
 				return nil, err
 			}
+			identity = cfg.callerIdentity(dataCfg)
 		}
 	}
 	cat, err := hadoop.NewCatalog(cfg.Name, wh, props)
@@ -36,21 +40,22 @@ func openHadoop(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, 
 	}
 	logger.Debug("opened hadoop catalog", slog.String("warehouse", wh))
 	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: wh, timeout: cfg.timeout(),
-		access: cfg.access()}, nil
+		access: cfg.access(), identity: identity}, nil
 }
 
-// resolveStaticCreds retrieves the data credentials once into FileIO props.
-func resolveStaticCreds(ctx context.Context, cfg Config, props map[string]string) error {
+// resolveStaticCreds retrieves the data credentials once into FileIO props
+// and returns the AWS config they came from.
+func resolveStaticCreds(ctx context.Context, cfg Config, props map[string]string) (aws.Config, error) {
 	_, dataCfg, err := cfg.awsSides(ctx, props[iceio.S3Region])
 	if err != nil {
-		return err
+		return aws.Config{}, err
 	}
 	creds, err := dataCfg.Credentials.Retrieve(ctx)
 	if err != nil {
-		return wrapErr("get data credentials for", cfg.prop(PropWarehouse), "sts:AssumeRole", err)
+		return aws.Config{}, wrapErr("get data credentials for", cfg.prop(PropWarehouse), "sts:AssumeRole", err)
 	}
 	props[iceio.S3AccessKeyID] = creds.AccessKeyID
 	props[iceio.S3SecretAccessKey] = creds.SecretAccessKey
 	props[iceio.S3SessionToken] = creds.SessionToken
-	return nil
+	return dataCfg, nil
 }

@@ -144,7 +144,7 @@ func Table() []Row {
 		{RESTSigV4, OpReadData, []Permission{s3Read, s3List}},
 
 		{HadoopS3, OpListNamespaces, []Permission{s3List}},
-		{HadoopS3, OpListTables, []Permission{s3List}},
+		{HadoopS3, OpListTables, []Permission{s3List, s3Read}}, // the namespace is checked with a HEAD
 		{HadoopS3, OpLoadTable, []Permission{s3List, s3Read}},
 		{HadoopS3, OpReadData, []Permission{s3Read}},
 
