@@ -189,15 +189,21 @@ func (s *Server) openCatalog(r *http.Request, name string) (catalog.Catalog, map
 	return cat, secrets, nil
 }
 
-// handleValidateConnection runs the catalog's step-by-step check. The
-// report is 200 even when a step failed (its ok field says so).
+// handleValidateConnection runs the catalog's step-by-step check, retrying
+// an AccessDenied while IAM changes may be propagating (propagationWait).
+// The report is 200 even when a step failed (its ok field says so).
 func (s *Server) handleValidateConnection(w http.ResponseWriter, r *http.Request) {
+	wait, err := s.propagationWait(r)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
 	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
 	if err != nil {
 		writeScrubbed(w, err, secrets)
 		return
 	}
-	rep := cat.Validate(r.Context())
+	rep := catalog.ValidateWithRetry(r.Context(), cat, catalog.ValidateOptions{PropagationWait: wait})
 	for i := range rep.Steps {
 		rep.Steps[i].Detail = scrub(rep.Steps[i].Detail, secrets)
 		rep.Steps[i].Error = scrub(rep.Steps[i].Error, secrets)
