@@ -29,6 +29,8 @@ func commands() []command {
 		{"infer", "print the Pinot schema and table config inferred for an Iceberg table", cmdInfer},
 		{"convert", "convert a Parquet file into a Pinot segment", cmdConvert},
 		{"inspect", "print a Pinot segment's metadata, columns and rows", cmdInspect},
+		{"aws-policy", "print the least-privilege IAM policy and trust policy floe needs for a connection", cmdAWSPolicy},
+		{"aws-template", "write the CloudFormation template creating the role floe assumes for a connection", cmdAWSTemplate},
 		{"version", "print the version", cmdVersion},
 	}
 }
@@ -65,7 +67,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: floe <command> [flags]\n\ncommands:")
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.usage)
+		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.usage)
 	}
 	fmt.Fprintln(w, "\nRun 'floe <command> -h' for a command's flags. Configuration: -config FILE or FLOE_CONFIG, FLOE_* overrides.")
 }
