@@ -58,6 +58,13 @@
 // s3tables:GetTableMetadataLocation, glue:GetTable, s3:GetObject, ...) and
 // the resource; later steps are skipped.
 //
+// The permission each step needs comes from the table of package
+// [github.com/floehq/floe/catalog/awsaccess], which also generates the IAM
+// policy, trust policy and CloudFormation template for a connection
+// ([Config.AWSAccess]). [ValidateWithRetry] runs the check again while a
+// step is denied, for a bounded time, because IAM changes can take a
+// minute to propagate to a freshly created role.
+//
 // # Errors
 //
 // Calls return *[Error] values carrying the operation, the resource, the

@@ -21,7 +21,7 @@ import (
 // awsFlags are the flags of aws-policy and aws-template.
 type awsFlags struct {
 	cfgPath, connection, server, role, out string
-	opts                                    awsaccess.Options
+	opts                                   awsaccess.Options
 }
 
 func parseAWSFlags(name string, args []string, stderr io.Writer) (awsFlags, error) {

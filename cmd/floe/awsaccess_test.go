@@ -58,3 +58,16 @@ func TestAWSCommands_FromConfigFile(t *testing.T) {
 		}
 	}
 }
+
+// The README walks through the flow the commands serve.
+func TestAWSCommands_README(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"## Connect to AWS", "/cloudformation?", "floe aws-policy", "floe aws-template", "aws cloudformation deploy", "/validate"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("README.md lacks %q", want)
+		}
+	}
+}
