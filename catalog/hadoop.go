@@ -31,7 +31,12 @@ func openHadoop(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, 
 			if err != nil {
 				return nil, err
 			}
-			identity = cfg.callerIdentity(dataCfg)
+			if cfg.prop(PropRoleARN) != "" || cfg.prop(PropDataPrefix+PropRoleARN) != "" {
+				// STS is in use already: say which role the files are read as.
+				// Static keys alone may belong to an S3-compatible store
+				// without STS, so they are not checked.
+				identity = cfg.callerIdentity(dataCfg)
+			}
 		}
 	}
 	cat, err := hadoop.NewCatalog(cfg.Name, wh, props)
