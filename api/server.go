@@ -181,7 +181,8 @@ func errStatus(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, checkpoint.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
 		return http.StatusNotFound
-	case errors.Is(err, checkpoint.ErrConflict), errors.Is(err, watcher.ErrRunning), errors.Is(err, errInUse):
+	case errors.Is(err, checkpoint.ErrConflict), errors.Is(err, checkpoint.ErrStale), errors.Is(err, watcher.ErrRunning),
+		errors.Is(err, errInUse):
 		return http.StatusConflict
 	case errors.Is(err, errNoCatalogs):
 		return http.StatusServiceUnavailable

@@ -40,6 +40,8 @@ func boltBuckets() [][]byte {
 type Bolt struct {
 	db   *bolt.DB
 	path string
+
+	tables boltTables // table revisions and their announcement
 }
 
 var _ Store = (*Bolt)(nil)
@@ -57,6 +59,10 @@ func OpenBolt(path string) (*Bolt, error) {
 	}
 	b := &Bolt{db: db, path: path}
 	if err := db.Update(initBolt); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open bolt store %s: %w", path, err)
+	}
+	if err := b.openTables(); err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open bolt store %s: %w", path, err)
 	}
@@ -83,6 +89,7 @@ func initBolt(tx *bolt.Tx) error {
 
 // Close closes the file.
 func (b *Bolt) Close() error {
+	b.tables.changes.close()
 	if err := b.db.Close(); err != nil {
 		return fmt.Errorf("close bolt store %s: %w", b.path, err)
 	}
@@ -178,7 +185,7 @@ func (b *Bolt) CreateTable(_ context.Context, t Table) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
-	return b.update("create table "+quote(t.Name), func(tx *bolt.Tx) error {
+	return b.tableUpdate("create table "+quote(t.Name), t.Name, func(tx *bolt.Tx) error {
 		bkt := tx.Bucket(bktTables)
 		if bkt.Get([]byte(t.Name)) != nil {
 			return ErrConflict
@@ -192,7 +199,7 @@ func (b *Bolt) PutTable(_ context.Context, t Table) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
-	return b.update("put table "+quote(t.Name), func(tx *bolt.Tx) error {
+	return b.tableUpdate("put table "+quote(t.Name), t.Name, func(tx *bolt.Tx) error {
 		return putJSON(tx.Bucket(bktTables), t.Name, "table", tableRecord{versioned{FormatCurrent}, t})
 	})
 }
@@ -225,7 +232,7 @@ func (b *Bolt) ListTables(_ context.Context) ([]Table, error) {
 // DeleteTable removes a table with its checkpoint, files, runs and lease.
 // The fencing counter stays (invariant C3).
 func (b *Bolt) DeleteTable(_ context.Context, name string) error {
-	return b.update("delete table "+quote(name), func(tx *bolt.Tx) error {
+	return b.tableUpdate("delete table "+quote(name), name, func(tx *bolt.Tx) error {
 		key := []byte(name)
 		existed := tx.Bucket(bktTables).Get(key) != nil
 		for _, bk := range [][]byte{bktTables, bktCheckpoints, bktLeases} {

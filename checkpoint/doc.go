@@ -52,9 +52,24 @@
 //     table's current lease; a reclaimed item or a fenced run uploads
 //     nothing. Complete and Heartbeat by a builder that lost the item fail
 //     with ErrFenced and change nothing.
+//   - C11 Table records are revisioned: every table write (CreateTable,
+//     PutTable, UpdateTable, and DeleteTable of a table that exists) takes
+//     the next value of one store-wide table revision counter, so the
+//     revisions of one table name only grow, across delete and re-create.
+//     UpdateTable is compare-and-set: it writes only while the stored
+//     revision is the caller's, else fails with ErrStale and writes
+//     nothing; of two writers editing one read, exactly one wins.
+//   - C12 Every table write is announced once, in revision order, with
+//     consecutive revisions. WatchTables from revision n delivers n+1,
+//     n+2, ... or shows that it cannot (its channel closes, or the next
+//     change it delivers is not n+1): a reader never skips a change
+//     without knowing. SnapshotTables reflects every write up to the
+//     revision it returns. Together, a reader that applies a snapshot and
+//     then the changes after it holds every table as stored (I8).
 //
 // Fields the store owns: CommitCheckpoint sets Checkpoint.LeaseToken to the
-// lease's token and fills a zero CommittedAt with the current time. All
+// lease's token and fills a zero CommittedAt with the current time; every
+// table write sets Table.Revision (C11). All
 // other timestamps are stored as given. Expiry is judged by the Redis
 // server's clock (key TTL) for Redis and by the local clock for Bolt and
 // Memory; Lease.ExpiresAt is the client's estimate.
@@ -62,12 +77,14 @@
 // # Format versions
 //
 // Every stored JSON value carries "v", the FormatVersion that wrote it
-// (format.go: FormatV1 adds the first layout). Stores read versions
+// (format.go: FormatV1 adds the first layout; FormatV2 adds table
+// revisions, the revision counter and the change announcements, and is
+// what this build writes). Stores read versions
 // 1..FormatCurrent and refuse newer ones with an error naming the record.
 // A future layout change appends a version, keeps readers for the old ones
 // and says what it adds.
 //
-// # Redis layout (FormatV1)
+// # Redis layout (FormatV2)
 //
 // {P} is the key prefix (RedisOptions.Prefix, default "floe:"); {t} a raw
 // Pinot table name, {c} a connection name. Names are binary-safe but must
@@ -77,7 +94,11 @@
 //	{P}v1:conns                   set      every connection name
 //	{P}v1:conn:{c}                string   Connection JSON + "v"; secrets included
 //	{P}v1:tables                  set      every table name
-//	{P}v1:table:{t}               string   Table JSON + "v"
+//	{P}v1:table:{t}               string   Table JSON + "v", "revision" first (below)
+//	{P}v1:tablerev                string   integer, the last table revision (C11)
+//	{P}v1:tablechanges            stream   one entry per table write, id "{revision}-0":
+//	                                       "name" and "table" (the record as stored)
+//	                                       or "deleted" "1"; MAXLEN ~1000
 //	{P}v1:checkpoint:{t}          string   checkpoint header JSON (below)
 //	{P}v1:files:{t}               hash     data file path → FileState JSON + "v"
 //	{P}v1:staging:{t}:{nonce}     hash     file map being written (TTL 1h)
@@ -133,16 +154,38 @@
 // Runs: one script HSETs the run, ZADDs its order and trims the zset and
 // hash to RunHistoryLimit. DeleteTable is one script.
 //
+// Tables: every table write is one script. It computes the next revision
+// (one above both the counter and the stream's newest entry, so losing the
+// counter key cannot make revisions repeat), XADDs the change with the id
+// "{revision}-0" (first, so a failing XADD writes nothing), SETs the
+// counter and the record and updates the index. The record is the Table
+// JSON with "revision" as its first field — {"revision":12,"v":2,
+// "name":"orders",...} — so the compare-and-set script reads the stored
+// revision with one pattern match (a FormatV1 record, without it, is
+// revision 0). DeleteTable of an existing table announces {"deleted":"1"}
+// in the same script that removes the table's keys. SnapshotTables reads
+// the counter, then the index and the records (C12: a write in between
+// shows with a larger revision). WatchTables XREADs the stream from
+// "{n}-0" (BLOCK 1s) and, while Redis is unreachable, retries from the
+// last revision it delivered; it closes its channel when the next entry
+// is not n+1 (trimmed away) so the reader re-reads a snapshot.
+//
 // Redis Cluster is not supported: scripts touch keys of several slots.
 //
-// # Bolt layout (FormatV1)
+// # Bolt layout (FormatV2)
 //
-// Top-level buckets: "meta" (key "format" → {"v":1}), "connections"
+// Top-level buckets: "meta" (key "format" → {"v":N}, the version that
+// created the file; key "tablerev" →
+// 8-byte big-endian last table revision), "connections"
 // (name → Connection JSON), "tables" (name → Table JSON), "checkpoints"
 // (table → header JSON as above), "files" (one sub-bucket per table: path
 // → FileState JSON), "runs" (one sub-bucket per table: run ID → Run JSON),
 // "leases" (table → Lease JSON + "v"; expired when expiresAt ≤ now),
 // "fences" (table → 8-byte big-endian counter), "segtokens" (one sub-bucket
 // per table: segment name → 8-byte big-endian token). Each Store method is one
-// bbolt transaction, which gives C1, C4, C5 and C7 directly.
+// bbolt transaction, which gives C1, C4, C5 and C7 directly; a table write
+// bumps "tablerev" in its transaction and, once committed, appends the
+// change to an in-process log of the last 256 changes that WatchTables
+// reads (C11, C12; Memory does the same). Only the process that holds the
+// file sees its changes, which is all there is with Bolt.
 package checkpoint

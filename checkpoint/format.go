@@ -19,9 +19,15 @@ const (
 	// connections, tables, checkpoint headers, file states and runs; a
 	// hash per lease; an integer fencing counter per table.
 	FormatV1 FormatVersion = 1
+	// FormatV2 adds table revisions: Table records carry "revision" (a V1
+	// record reads as revision 0), one store-wide table revision counter
+	// and the table change stream (Redis) or change log (Bolt, Memory).
+	// A V1 build refuses V2 records, so it cannot write tables behind the
+	// back of the revisions (architecture I8).
+	FormatV2 FormatVersion = 2
 
 	// FormatCurrent is the version this build writes.
-	FormatCurrent = FormatV1
+	FormatCurrent = FormatV2
 )
 
 // versioned is the envelope every stored JSON value carries.

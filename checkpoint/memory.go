@@ -25,6 +25,10 @@ type Memory struct {
 	work    *memoryWork
 	closed  bool
 	nowFunc func() time.Time
+
+	// tableRev is the last table revision; changes announces each one.
+	tableRev int64
+	changes  *changeLog
 }
 
 var _ Store = (*Memory)(nil)
@@ -40,6 +44,7 @@ func NewMemory() *Memory {
 		fences:  map[string]int64{},
 		ledger:  map[string]map[string]int64{},
 		work:    newMemoryWork(),
+		changes: newChangeLog(0),
 		nowFunc: time.Now,
 	}
 }
@@ -122,7 +127,7 @@ func (m *Memory) CreateTable(_ context.Context, t Table) error {
 	if _, ok := m.tables[t.Name]; ok {
 		return fmt.Errorf("create table %q: %w", t.Name, ErrConflict)
 	}
-	m.tables[t.Name] = cloneTable(t)
+	m.writeTableLocked(t)
 	return nil
 }
 
@@ -136,7 +141,7 @@ func (m *Memory) PutTable(_ context.Context, t Table) error {
 		return err
 	}
 	defer unlock()
-	m.tables[t.Name] = cloneTable(t)
+	m.writeTableLocked(t)
 	return nil
 }
 
@@ -185,6 +190,8 @@ func (m *Memory) DeleteTable(_ context.Context, name string) error {
 	if !ok {
 		return fmt.Errorf("delete table %q: %w", name, ErrNotFound)
 	}
+	m.tableRev++
+	m.changes.append(deletedTable(name, m.tableRev))
 	return nil
 }
 
@@ -428,6 +435,7 @@ func (m *Memory) Close() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.closed = true
+	m.changes.close()
 	return nil
 }
 

@@ -34,6 +34,8 @@ type Redis struct {
 	keys    redisKeys
 	scripts redisScripts
 	addr    string
+
+	tableScripts redisTableScripts
 }
 
 var _ Store = (*Redis)(nil)
@@ -61,7 +63,8 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 		_ = client.Close()
 		return nil, fmt.Errorf("open redis at %s (db %d): ping: %s", ro.Addr, ro.DB, oneLine(err))
 	}
-	return &Redis{client: client, keys: redisKeys{prefix: opts.Prefix}, scripts: newRedisScripts(), addr: ro.Addr}, nil
+	return &Redis{client: client, keys: redisKeys{prefix: opts.Prefix}, scripts: newRedisScripts(), addr: ro.Addr,
+		tableScripts: newRedisTableScripts()}, nil
 }
 
 // parseRedisURL validates and parses raw without ever echoing it (it may
@@ -244,19 +247,8 @@ func (r *Redis) CreateTable(ctx context.Context, t Table) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
-	op := "create table " + quote(t.Name)
-	raw, err := encode("table", tableRecord{versioned{FormatCurrent}, t})
-	if err != nil {
-		return err
-	}
-	n, err := r.scripts.create.Run(ctx, r.client, []string{r.keys.table(t.Name), r.keys.tables()}, raw, t.Name).Int()
-	if err != nil {
-		return redisErr(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("%s: %w", op, ErrConflict)
-	}
-	return nil
+	_, err := r.writeTable(ctx, "create table", tableCreate, t)
+	return err
 }
 
 // PutTable creates or replaces a table.
@@ -264,19 +256,8 @@ func (r *Redis) PutTable(ctx context.Context, t Table) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("put table: %w", err)
 	}
-	raw, err := encode("table", tableRecord{versioned{FormatCurrent}, t})
-	if err != nil {
-		return err
-	}
-	_, err = r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Set(ctx, r.keys.table(t.Name), raw, 0)
-		p.SAdd(ctx, r.keys.tables(), t.Name)
-		return nil
-	})
-	if err != nil {
-		return redisErr("put table "+quote(t.Name), err)
-	}
-	return nil
+	_, err := r.writeTable(ctx, "put table", tablePut, t)
+	return err
 }
 
 // GetTable returns the named table.
@@ -319,7 +300,7 @@ func (r *Redis) DeleteTable(ctx context.Context, name string) error {
 		r.keys.checkpoint(name), r.keys.files(name), r.keys.runs(name), r.keys.runOrder(name), r.keys.lease(name),
 		r.keys.segTokens(name),
 	}
-	n, err := r.scripts.delete.Run(ctx, r.client, keys, name).Int()
+	n, err := r.deleteTable(ctx, name, keys)
 	if err != nil {
 		return redisErr(op, err)
 	}

@@ -42,6 +42,19 @@ type Store interface {
 	GetTable(ctx context.Context, name string) (Table, error)
 	ListTables(ctx context.Context) ([]Table, error)
 	DeleteTable(ctx context.Context, name string) error // also drops checkpoint, runs, lease
+	// Table records are revisioned and their changes announced (tables.go,
+	// architecture I8). Every table write above takes the next value of one
+	// store-wide counter as the record's Revision. UpdateTable is the
+	// compare-and-set write: t replaces the stored record only while that
+	// record's revision is still t.Revision (ErrStale otherwise, ErrNotFound
+	// when there is none); it returns the record as stored.
+	UpdateTable(ctx context.Context, t Table) (Table, error)
+	// SnapshotTables returns every table with the store revision the list
+	// reflects: each table write up to Revision is in it.
+	SnapshotTables(ctx context.Context) (TableSnapshot, error)
+	// WatchTables delivers every table change with a revision above after,
+	// in revision order (see TableChange for when the channel closes).
+	WatchTables(ctx context.Context, after int64) (<-chan TableChange, error)
 
 	// Checkpoints. CommitCheckpoint writes only while lease is the table's
 	// current lease (ErrFenced otherwise): invariant I1/I4.
@@ -106,7 +119,12 @@ type Connection struct {
 // Table is one external table: one Iceberg source bound to one Pinot
 // OFFLINE table.
 type Table struct {
-	Name       string `json:"name"` // raw Pinot table name
+	Name string `json:"name"` // raw Pinot table name
+	// Revision orders the table's records: the store sets it on every
+	// write from a counter shared by all tables, so it grows with each
+	// change, across delete and re-create too. Callers pass it back to
+	// UpdateTable; other writes ignore it.
+	Revision   int64  `json:"revision,omitempty"`
 	Connection string `json:"connection"`
 	Namespace  string `json:"namespace"`
 	Source     string `json:"source"` // Iceberg table name inside Namespace
