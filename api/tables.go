@@ -13,6 +13,7 @@ import (
 // tableView is a table as the API shows it.
 type tableView struct {
 	Name       string                        `json:"name"`
+	Revision   int64                         `json:"revision"`
 	Connection string                        `json:"connection"`
 	Source     string                        `json:"source"`
 	TaskConfig map[string]string             `json:"taskConfig"`
@@ -23,7 +24,7 @@ type tableView struct {
 }
 
 func (s *Server) view(r *http.Request, t checkpoint.Table) (tableView, error) {
-	v := tableView{Name: t.Name, Connection: t.Connection, Source: t.Namespace + "." + t.Source,
+	v := tableView{Name: t.Name, Revision: t.Revision, Connection: t.Connection, Source: t.Namespace + "." + t.Source,
 		TaskConfig: t.TaskConfig, CreatedAt: t.CreatedAt}
 	st, err := s.watcher.TableState(r.Context(), t.Name)
 	if err != nil {
@@ -129,13 +130,16 @@ func (s *Server) handleTrigger(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]string{"runId": id})
 }
 
+// handlePause answers once the paused record is stored: from then on no
+// run of the table starts on any replica (I8). 409 when concurrent edits
+// kept winning the compare-and-set.
 func (s *Server) handlePause(w http.ResponseWriter, r *http.Request) {
 	t, err := s.watcher.Pause(r.Context(), r.PathValue("name"))
 	if err != nil {
 		writeErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"name": t.Name, "taskConfig": t.TaskConfig})
+	writeJSON(w, http.StatusOK, map[string]any{"name": t.Name, "revision": t.Revision, "taskConfig": t.TaskConfig})
 }
 
 func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) {
@@ -144,5 +148,5 @@ func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"name": t.Name, "taskConfig": t.TaskConfig})
+	writeJSON(w, http.StatusOK, map[string]any{"name": t.Name, "revision": t.Revision, "taskConfig": t.TaskConfig})
 }

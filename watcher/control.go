@@ -72,6 +72,7 @@ func (w *Watcher) finish(name string) {
 		st.running = false
 	}
 	w.mu.Unlock()
+	w.poke() // a first run owed meanwhile is due now (fireDue)
 }
 
 // logRun logs a finished run: failures at Error, no-ops at Debug,
@@ -131,6 +132,9 @@ func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger 
 		}
 		w.record(ctx, run)
 		return run
+	}
+	if t, err = w.admit(ctx, t, trigger); err != nil {
+		return w.refuse(ctx, run, lease, err)
 	}
 	runCtx, stop := w.keepLease(ctx, &lease)
 	defer stop()

@@ -16,4 +16,13 @@
 //     checkpoint.
 //   - I6 a bad file fails its run (or only itself with continueOnFileError)
 //     with an error naming it; other tables are not affected.
+//   - I8 once pause, disable or delete has answered, no run of that table
+//     starts on any replica; a table without a checkpoint is due at once on
+//     whichever replica learns of it first. Admission (admit.go) re-reads
+//     the stored record after the lease and before any work; every path
+//     that learns of a table applies a record only when it is newer, and
+//     makes a table that starts being scheduled without a checkpoint due
+//     at once (schedule_apply.go); announced changes reach every replica
+//     as they happen, the periodic refresh catching anything missed
+//     (schedule_watch.go).
 package watcher

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -21,7 +20,7 @@ type Options struct {
 	LeaseTTL          time.Duration
 	MaxConcurrentRuns int
 	BuildParallelism  int
-	RefreshInterval   time.Duration // how often the table list is re-read
+	RefreshInterval   time.Duration // how often the whole table list is re-read (the fallback: changes are announced)
 	DefaultSchedule   string        // for tables whose config has no schedule
 	WorkDir           string
 	// MaxRowsPerSegment caps segment size unless a table's task config
@@ -39,6 +38,14 @@ type Deps struct {
 	Clock    Clock
 }
 
+// TimerClock is a Clock that also makes timers. When Deps.Clock is one,
+// the scheduling loop sleeps on it, so a test that moves a fake clock
+// forward wakes the loop; otherwise the loop uses real timers.
+type TimerClock interface {
+	Clock
+	After(d time.Duration) <-chan time.Time
+}
+
 // Watcher schedules and runs syncs for every registered external table.
 type Watcher struct {
 	deps  Deps
@@ -54,6 +61,11 @@ type Watcher struct {
 	loopCtx context.Context
 	wg      sync.WaitGroup
 	started bool
+
+	// The watcher's place in the store's table history (schedule_apply.go).
+	records recordState
+	// refreshMu orders snapshots: each one reflects at least the last.
+	refreshMu sync.Mutex
 }
 
 // tableState is the watcher's view of one table.
@@ -66,6 +78,14 @@ type tableState struct {
 	err     error // schedule problem, shown in status
 	// lastChecked is when a run last finished, with or without work.
 	lastChecked time.Time
+	// owed: the table starts being scheduled without a checkpoint and its
+	// first run has not been fired yet; a run in flight does not use it up.
+	owed bool
+	// gone: the table was deleted while a run of it was in flight here.
+	// The state stays (unscheduled, out of every listing) until the run
+	// ends, so that a table created again under the name cannot start a
+	// second run beside it under the same lease owner.
+	gone bool
 }
 
 // New returns a Watcher; Open starts it.
@@ -90,13 +110,15 @@ func New(deps Deps, opts Options) *Watcher {
 	}
 	return &Watcher{
 		deps: deps, opts: opts, clock: deps.Clock, log: deps.Logger,
-		tables: map[string]*tableState{},
-		slots:  make(chan struct{}, opts.MaxConcurrentRuns),
-		wake:   make(chan struct{}, 1),
+		tables:  map[string]*tableState{},
+		slots:   make(chan struct{}, opts.MaxConcurrentRuns),
+		wake:    make(chan struct{}, 1),
+		records: recordState{tombstones: map[string]int64{}},
 	}
 }
 
-// Open loads the tables and starts the scheduling loop.
+// Open loads the tables, then starts the scheduling loop and the
+// follower of the store's table changes.
 func (w *Watcher) Open(ctx context.Context) error {
 	if err := w.Refresh(ctx); err != nil {
 		return err
@@ -105,10 +127,14 @@ func (w *Watcher) Open(ctx context.Context) error {
 	w.mu.Lock()
 	w.cancel, w.started, w.loopCtx = cancel, true, loopCtx
 	w.mu.Unlock()
-	w.wg.Add(1)
+	w.wg.Add(2)
 	go func() {
 		defer w.wg.Done()
 		w.loop(loopCtx)
+	}()
+	go func() {
+		defer w.wg.Done()
+		w.followTables(loopCtx)
 	}()
 	return nil
 }
@@ -130,81 +156,6 @@ func (w *Watcher) Close(ctx context.Context) error {
 	case <-ctx.Done():
 		return fmt.Errorf("close watcher: %w", ctx.Err())
 	}
-}
-
-// Refresh re-reads the table list from the store: new tables are
-// scheduled (a table without a checkpoint runs at once), removed tables
-// are dropped, changed task configs take effect.
-func (w *Watcher) Refresh(ctx context.Context) error {
-	tables, err := w.deps.Store.ListTables(ctx)
-	if err != nil {
-		return fmt.Errorf("list tables: %w", err)
-	}
-	seen := map[string]bool{}
-	for _, t := range tables {
-		seen[t.Name] = true
-		runNow := false
-		if !w.knows(t.Name) { // only a table new to this watcher may need its first run now
-			_, cpErr := w.deps.Store.GetCheckpointSummary(ctx, t.Name)
-			runNow = errors.Is(cpErr, checkpoint.ErrNotFound)
-		}
-		w.upsert(t, runNow)
-	}
-	w.mu.Lock()
-	for name, st := range w.tables {
-		if !seen[name] && !st.running {
-			delete(w.tables, name)
-		}
-	}
-	w.mu.Unlock()
-	w.poke()
-	return nil
-}
-
-// knows reports whether the watcher already schedules the table.
-func (w *Watcher) knows(name string) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	_, ok := w.tables[name]
-	return ok
-}
-
-// upsert installs t's schedule. runNow schedules an immediate first run.
-func (w *Watcher) upsert(t checkpoint.Table, runNow bool) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	st, ok := w.tables[t.Name]
-	if !ok {
-		st = &tableState{}
-		w.tables[t.Name] = st
-	}
-	changed := !ok || t.UpdatedAt != st.table.UpdatedAt || !equalMaps(t.TaskConfig, st.table.TaskConfig)
-	st.table = t
-	if !changed {
-		return
-	}
-	st.sched, st.err = w.scheduleOf(t)
-	now := w.clock.Now()
-	switch {
-	case st.sched == nil:
-		st.next = time.Time{}
-	case runNow && !ok:
-		st.next = now
-	default:
-		st.next = st.sched.Next(now)
-	}
-}
-
-func equalMaps(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if bv, ok := b[k]; !ok || bv != v {
-			return false
-		}
-	}
-	return true
 }
 
 // scheduleOf returns the table's schedule, or nil when it must not run on
@@ -247,16 +198,26 @@ func (w *Watcher) loop(ctx context.Context) {
 		if w.opts.RefreshInterval > 0 && wait > w.opts.RefreshInterval {
 			wait = w.opts.RefreshInterval
 		}
-		timer := time.NewTimer(wait)
+		timeout, stop := w.after(wait)
 		select {
 		case <-ctx.Done():
-			timer.Stop()
+			stop()
 			return
-		case <-timer.C:
+		case <-timeout:
 		case <-w.wake:
-			timer.Stop()
+			stop()
 		}
 	}
+}
+
+// after returns a channel that fires once d has passed on the watcher's
+// clock, and a function that releases it early.
+func (w *Watcher) after(d time.Duration) (<-chan time.Time, func()) {
+	if c, ok := w.clock.(TimerClock); ok {
+		return c.After(d), func() {}
+	}
+	timer := time.NewTimer(d)
+	return timer.C, func() { timer.Stop() }
 }
 
 // fireDue starts every due run and returns how long until the next one.
@@ -265,12 +226,20 @@ func (w *Watcher) fireDue(ctx context.Context, now time.Time) time.Duration {
 	var due []string
 	wait := time.Hour
 	for name, st := range w.tables {
+		if st.gone && !st.running {
+			delete(w.tables, name)
+			continue
+		}
 		if st.sched == nil || st.next.IsZero() {
 			continue
 		}
 		if !st.next.After(now) {
+			if st.running && st.owed {
+				continue // fired when the run in flight ends (finish wakes the loop)
+			}
 			if !st.running {
 				due = append(due, name)
+				st.owed = false
 			}
 			st.next = st.sched.Next(now)
 		}
@@ -280,7 +249,7 @@ func (w *Watcher) fireDue(ctx context.Context, now time.Time) time.Duration {
 	}
 	w.mu.Unlock()
 	for _, name := range due {
-		w.startRun(ctx, name, "schedule")
+		w.startRun(ctx, name, triggerSchedule)
 	}
 	if wait < time.Millisecond {
 		wait = time.Millisecond
