@@ -50,8 +50,12 @@ bench-segments: build ## segment conversion benchmark vs Pinot (writes docs/benc
 bench-store: ## checkpoint store benchmark: memory, Bolt, real Redis (writes docs/benchmarks.md)
 	bash scripts/bench-store.sh
 
+.PHONY: bench-control
+bench-control: ## control-plane propagation between two real replicas on Redis (writes docs/benchmarks.md)
+	bash scripts/bench-control.sh
+
 .PHONY: bench
-bench: bench-segments bench-store ## every benchmark
+bench: bench-segments bench-store bench-control ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image

@@ -11,7 +11,7 @@ import (
 )
 
 // buildFloe compiles the binary once per test that needs the real exit code.
-func buildFloe(t *testing.T) string {
+func buildFloe(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "floe")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
