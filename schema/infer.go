@@ -68,7 +68,7 @@ func (r *Result) Column(name string) (Column, bool) {
 
 // ArrowColumns maps each Pinot column to the Arrow column path of an
 // Iceberg scan (struct levels joined with '.'), the form
-// segments.ArrowSourceConfig.Columns takes.
+// arrow.Config.Columns (segments/arrow) takes.
 func (r *Result) ArrowColumns() map[string]string {
 	out := make(map[string]string, len(r.Columns))
 	for _, c := range r.Columns {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/parquet"
 )
 
 // convertOptions are the flags of "floe convert".
@@ -39,7 +40,7 @@ const convertUsage = `usage: floe convert FILE.parquet [--schema pinot-schema.js
 
 Converts one Parquet file into one Pinot segment (v3) under DIR, or into
 DIR/N.tar.gz with --tar. Without --schema, a plain schema is inferred from the
-Parquet types (see segments.InferParquetSchema): integers → INT/LONG, floats,
+Parquet types (see parquet.InferSchema): integers → INT/LONG, floats,
 booleans, strings/UUIDs → STRING, binaries → BYTES, decimals → BIG_DECIMAL,
 dates → INT days, times → LONG micros, timestamps → TIMESTAMP millis, lists of
 primitives → multi-value, structs/maps → JSON; --time-column makes that column
@@ -60,7 +61,7 @@ func parseConvertFlags(args []string, stderr io.Writer) (*convertOptions, error)
 	fs.StringVar(&o.noDictionary, "no-dictionary", "", "comma-separated raw (no dictionary) columns")
 	fs.StringVar(&o.inverted, "inverted", "", "comma-separated columns with a bitmap inverted index")
 	fs.StringVar(&o.sorted, "sorted", "", "sorted column (must already be sorted)")
-	fs.IntVar(&o.batchRows, "batch-rows", segments.DefaultParquetBatchRows, "rows per batch read from Parquet")
+	fs.IntVar(&o.batchRows, "batch-rows", parquet.DefaultBatchRows, "rows per batch read from Parquet")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
 	rest := args
 	for {
@@ -124,7 +125,7 @@ func runConvert(ctx context.Context, o *convertOptions) (*segments.Result, strin
 	if err != nil {
 		return nil, "", err
 	}
-	src, err := segments.NewParquetSource(ctx, f, st.Size(), segments.ParquetSourceConfig{
+	src, err := parquet.NewSource(ctx, f, st.Size(), parquet.Config{
 		Schema: schema, Name: o.input, BatchRows: o.batchRows})
 	if err != nil {
 		return nil, "", fmt.Errorf("convert: %w", err)
@@ -195,11 +196,11 @@ func convertSchema(r io.ReaderAt, size int64, o *convertOptions) (*pinot.Schema,
 		if o.table == "" {
 			return nil, errors.New("convert: --table is required when --schema is omitted")
 		}
-		pf, err := segments.OpenParquet(r, size)
+		pf, err := parquet.OpenMetadata(r, size)
 		if err != nil {
 			return nil, fmt.Errorf("convert: file %s: %w", o.input, err)
 		}
-		if schema, err = segments.InferParquetSchema(pf.Root(), o.table, o.timeColumn); err != nil {
+		if schema, err = parquet.InferSchema(pf.Root(), o.table, o.timeColumn); err != nil {
 			return nil, fmt.Errorf("convert: infer schema from %s: %w", o.input, err)
 		}
 	}

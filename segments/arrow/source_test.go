@@ -1,4 +1,4 @@
-package segments_test
+package arrow_test
 
 import (
 	"context"
@@ -20,6 +20,8 @@ import (
 
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	floearrow "github.com/floehq/floe/segments/arrow"
+	"github.com/floehq/floe/segments/internal/sourcetest"
 )
 
 func arrowTestSchema() *arrow.Schema {
@@ -79,7 +81,7 @@ func batchesOf(recs ...arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
 	}
 }
 
-func TestArrowSource_Next(t *testing.T) {
+func TestSource_Next(t *testing.T) {
 	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
 		{Name: "id", DataType: pinot.Long, SingleValue: true},
 		{Name: "score", DataType: pinot.Double, SingleValue: true, FieldType: pinot.Metric},
@@ -91,8 +93,8 @@ func TestArrowSource_Next(t *testing.T) {
 		{Name: "amount", DataType: pinot.BigDecimal, SingleValue: true},
 		{Name: "day", DataType: pinot.Timestamp, SingleValue: true},
 	}}
-	src, err := segments.NewArrowSource(arrowTestSchema(), batchesOf(buildArrowRecord(t, 10), buildArrowRecord(t, 20)),
-		segments.ArrowSourceConfig{Schema: schema, Columns: map[string]string{"city": "addr.city"}, Name: "f.parquet"})
+	src, err := floearrow.NewSource(arrowTestSchema(), batchesOf(buildArrowRecord(t, 10), buildArrowRecord(t, 20)),
+		floearrow.Config{Schema: schema, Columns: map[string]string{"city": "addr.city"}, Name: "f.parquet"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,7 +146,7 @@ func TestNewArrowSource_errors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{tt.field}}
-			_, err := segments.NewArrowSource(arrowTestSchema(), batchesOf(), segments.ArrowSourceConfig{Schema: schema, Columns: tt.binding, Name: "data/f1.parquet"})
+			_, err := floearrow.NewSource(arrowTestSchema(), batchesOf(), floearrow.Config{Schema: schema, Columns: tt.binding, Name: "data/f1.parquet"})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
@@ -162,9 +164,9 @@ func check[T any](t *testing.T, what string, got, want T) {
 	}
 }
 
-// TestArrowSource_types converts one column of each Arrow type, built from
+// TestSource_types converts one column of each Arrow type, built from
 // JSON with Arrow's own parser; the third row is null in every column.
-func TestArrowSource_types(t *testing.T) {
+func TestSource_types(t *testing.T) {
 	u := uuid.MustParse("123e4567-e89b-12d3-a456-426614174000")
 	tests := []struct {
 		name string
@@ -216,7 +218,7 @@ func TestArrowSource_types(t *testing.T) {
 			full.Release()
 			f := pinot.FieldSpec{Name: "c", DataType: tt.to, SingleValue: !tt.mv}
 			ps := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{f}}
-			src, err := segments.NewArrowSource(schema, batchesOf(rec), segments.ArrowSourceConfig{Schema: ps, Name: "mem"})
+			src, err := floearrow.NewSource(schema, batchesOf(rec), floearrow.Config{Schema: ps, Name: "mem"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -226,7 +228,7 @@ func TestArrowSource_types(t *testing.T) {
 				t.Fatal(err)
 			}
 			for r, want := range tt.want {
-				if got := cellValue(b.Columns[0], f, r); fmt.Sprint(got) != fmt.Sprint(want) {
+				if got := sourcetest.Cell(b.Columns[0], f, r); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("row %d = %#v, want %#v", r, got, want)
 				}
 			}
@@ -247,7 +249,7 @@ func withLeadingRow(t *testing.T, arr arrow.Array) arrow.Array {
 	return out
 }
 
-func TestArrowSource_dictionaryArrays(t *testing.T) {
+func TestSource_dictionaryArrays(t *testing.T) {
 	mem := memory.DefaultAllocator
 	dt := &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: arrow.BinaryTypes.String}
 	values, _, err := array.FromJSON(mem, arrow.BinaryTypes.String, strings.NewReader(`["x", "yy", "zzz"]`))
@@ -265,7 +267,7 @@ func TestArrowSource_dictionaryArrays(t *testing.T) {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: dt, Nullable: true}}, nil)
 	rec := array.NewRecordBatch(schema, []arrow.Array{dict}, 5)
 	f := pinot.FieldSpec{Name: "c", DataType: pinot.String, SingleValue: true}
-	src, err := segments.NewArrowSource(schema, batchesOf(rec), segments.ArrowSourceConfig{
+	src, err := floearrow.NewSource(schema, batchesOf(rec), floearrow.Config{
 		Schema: &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{f}}, Name: "mem"})
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +279,7 @@ func TestArrowSource_dictionaryArrays(t *testing.T) {
 	}
 	var got []any
 	for r := 0; r < b.Rows; r++ {
-		got = append(got, cellValue(b.Columns[0], f, r))
+		got = append(got, sourcetest.Cell(b.Columns[0], f, r))
 	}
 	check(t, "dictionary column", fmt.Sprint(got), fmt.Sprint([]any{"zzz", "x", nil, "yy", "zzz"}))
 }

@@ -1,4 +1,4 @@
-package segments
+package read
 
 import (
 	"bytes"
@@ -8,18 +8,20 @@ import (
 	"math/big"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/convert"
 )
 
 // varLengthMagic starts a var-length dictionary (".vl;"; format: never change).
 var varLengthMagic = []byte(".vl;")
 
 // readDictionary decodes a column's dictionary into stored-type values.
-func readDictionary(b []byte, c *SegmentColumn) ([]any, error) {
+func readDictionary(b []byte, c *Column) ([]any, error) {
 	n := c.Cardinality
 	stored := c.DataType.StoredType()
 	if w := stored.FixedWidth(); w > 0 {
 		if len(b) != n*w {
-			return nil, fmt.Errorf("%w: dictionary is %d bytes, want %d × %d", ErrCorruptSource, len(b), n, w)
+			return nil, fmt.Errorf("%w: dictionary is %d bytes, want %d × %d", segments.ErrCorruptSource, len(b), n, w)
 		}
 		out := make([]any, n)
 		for i := range out {
@@ -56,20 +58,20 @@ func dictionaryEntries(b []byte, n, width int) ([][]byte, error) {
 		num := int(binary.BigEndian.Uint32(b[8:]))
 		start := int(binary.BigEndian.Uint32(b[12:]))
 		if num != n || start+4*(n+1) > len(b) {
-			return nil, fmt.Errorf("%w: var-length dictionary header", ErrCorruptSource)
+			return nil, fmt.Errorf("%w: var-length dictionary header", segments.ErrCorruptSource)
 		}
 		for i := 0; i < n; i++ {
 			lo := int(binary.BigEndian.Uint32(b[start+4*i:]))
 			hi := int(binary.BigEndian.Uint32(b[start+4*i+4:]))
 			if lo > hi || hi > len(b) {
-				return nil, fmt.Errorf("%w: var-length dictionary offsets", ErrCorruptSource)
+				return nil, fmt.Errorf("%w: var-length dictionary offsets", segments.ErrCorruptSource)
 			}
 			out = append(out, b[lo:hi])
 		}
 		return out, nil
 	}
 	if len(b) != n*width {
-		return nil, fmt.Errorf("%w: dictionary is %d bytes, want %d × %d", ErrCorruptSource, len(b), n, width)
+		return nil, fmt.Errorf("%w: dictionary is %d bytes, want %d × %d", segments.ErrCorruptSource, len(b), n, width)
 	}
 	for i := 0; i < n; i++ {
 		out = append(out, b[i*width:(i+1)*width])
@@ -103,12 +105,12 @@ func bytesValue(stored pinot.DataType, b []byte) (any, error) {
 
 // decodeBigDecimal reads Pinot's BIG_DECIMAL bytes: a 2-byte BE signed
 // scale, then the unscaled value in two's complement, big-endian.
-func decodeBigDecimal(b []byte) (Decimal, error) {
+func decodeBigDecimal(b []byte) (segments.Decimal, error) {
 	if len(b) < 3 {
-		return Decimal{}, fmt.Errorf("%w: BIG_DECIMAL of %d bytes", ErrCorruptSource, len(b))
+		return segments.Decimal{}, fmt.Errorf("%w: BIG_DECIMAL of %d bytes", segments.ErrCorruptSource, len(b))
 	}
 	scale := int32(int16(binary.BigEndian.Uint16(b)))
-	d := srcDecimalFromBE(b[2:], scale)
+	d := convert.DecimalFromBE(b[2:], scale)
 	if d.Unscaled == nil {
 		d.Unscaled = new(big.Int)
 	}

@@ -1,4 +1,10 @@
-package segments
+// Package read opens Pinot segments, floe's own or Pinot's, v1 or v3, from
+// a directory or a .tar.gz, and decodes their columns: the reader behind
+// "floe inspect" and the tests that check what the writer wrote. It knows
+// the byte layout from segments/doc.go and more (v1, older chunk formats,
+// codecs floe never writes) and runs none of the writer's code, so a
+// writer bug cannot hide behind a matching reader bug.
+package read
 
 import (
 	"archive/tar"
@@ -13,6 +19,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/floehq/floe/segments"
 )
 
 // Segment is a Pinot segment opened for reading: floe's own or one made by
@@ -30,7 +38,7 @@ type Segment struct {
 	TimeUnit     string
 	CRC          int64 // creation.meta crc (0 when absent)
 	CreationTime int64 // epoch millis from creation.meta
-	Columns      []SegmentColumn
+	Columns      []Column
 	Metadata     map[string]string // every metadata.properties key, unescaped
 
 	buffers map[string][]byte // "<column>.<index id>" → index bytes
@@ -56,9 +64,9 @@ var v1IndexSuffixes = []struct{ suffix, id string }{
 // psfMarker precedes every buffer in columns.psf (format: never change).
 const psfMarker uint64 = 0xDEADBEEFDEAFBEAD
 
-// OpenSegment reads a segment directory (with or without v3/) or a
+// Open reads a segment directory (with or without v3/) or a
 // .tar.gz whose first entry is the segment directory.
-func OpenSegment(p string) (*Segment, error) {
+func Open(p string) (*Segment, error) {
 	st, err := os.Stat(p)
 	if err != nil {
 		return nil, fmt.Errorf("open segment: %w", err)
@@ -113,7 +121,7 @@ func readSegmentTar(p string) (map[string][]byte, error) {
 	defer f.Close()
 	gz, err := gzip.NewReader(f)
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a gzip file: %v", ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: not a gzip file: %v", segments.ErrCorruptSource, err)
 	}
 	tr := tar.NewReader(gz)
 	top, v1, v3 := "", map[string][]byte{}, map[string][]byte{}
@@ -123,7 +131,7 @@ func readSegmentTar(p string) (map[string][]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: read tar: %v", ErrCorruptSource, err)
+			return nil, fmt.Errorf("%w: read tar: %v", segments.ErrCorruptSource, err)
 		}
 		name := strings.TrimPrefix(path.Clean(h.Name), "./")
 		if top == "" {
@@ -135,7 +143,7 @@ func readSegmentTar(p string) (map[string][]byte, error) {
 		rel := strings.TrimPrefix(name, top+"/")
 		b, err := io.ReadAll(tr)
 		if err != nil {
-			return nil, fmt.Errorf("%w: read tar entry %s: %v", ErrCorruptSource, name, err)
+			return nil, fmt.Errorf("%w: read tar entry %s: %v", segments.ErrCorruptSource, name, err)
 		}
 		if strings.HasPrefix(rel, "v3/") {
 			v3[strings.TrimPrefix(rel, "v3/")] = b
@@ -153,7 +161,7 @@ func readSegmentTar(p string) (map[string][]byte, error) {
 func parseSegment(files map[string][]byte) (*Segment, error) {
 	meta, ok := files["metadata.properties"]
 	if !ok {
-		return nil, fmt.Errorf("%w: no metadata.properties", ErrCorruptSource)
+		return nil, fmt.Errorf("%w: no metadata.properties", segments.ErrCorruptSource)
 	}
 	props, err := parseSegProperties(meta)
 	if err != nil {
@@ -236,10 +244,10 @@ func (s *Segment) splitPSF(psf, indexMap []byte) error {
 		start, err1 := strconv.ParseInt(strings.TrimSpace(im.values[k]), 10, 64)
 		size, err2 := strconv.ParseInt(strings.TrimSpace(im.values[base+".size"]), 10, 64)
 		if err1 != nil || err2 != nil || start < 0 || size < 8 || start+size > int64(len(psf)) {
-			return fmt.Errorf("%w: index_map entry %s out of columns.psf", ErrCorruptSource, base)
+			return fmt.Errorf("%w: index_map entry %s out of columns.psf", segments.ErrCorruptSource, base)
 		}
 		if binary.BigEndian.Uint64(psf[start:]) != psfMarker {
-			return fmt.Errorf("%w: columns.psf entry %s lacks the marker", ErrCorruptSource, base)
+			return fmt.Errorf("%w: columns.psf entry %s lacks the marker", segments.ErrCorruptSource, base)
 		}
 		s.buffers[base] = psf[start+8 : start+size]
 	}
@@ -264,7 +272,7 @@ func (s *Segment) splitV1(files map[string][]byte) {
 }
 
 // Column returns the metadata of the named column.
-func (s *Segment) Column(name string) (*SegmentColumn, bool) {
+func (s *Segment) Column(name string) (*Column, bool) {
 	for i := range s.Columns {
 		if s.Columns[i].Name == name {
 			return &s.Columns[i], true

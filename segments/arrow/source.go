@@ -1,4 +1,7 @@
-package segments
+// Package arrow is the Arrow record batch Source of the segment builder:
+// the batches an Iceberg scan yields (deletes applied, columns matched by
+// field id) become Pinot rows through the segments.Source contract.
+package arrow
 
 import (
 	"context"
@@ -11,10 +14,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/convert"
 )
 
-// ArrowSourceConfig says how Arrow record batches become Pinot rows.
-type ArrowSourceConfig struct {
+// Config says how Arrow record batches become Pinot rows.
+type Config struct {
 	// Schema is the Pinot schema; batches hold its fields in order.
 	Schema *pinot.Schema
 	// Columns binds a Pinot column to an Arrow column path. Struct
@@ -25,37 +30,37 @@ type ArrowSourceConfig struct {
 	Name string
 }
 
-// ArrowSource is a Source fed by Arrow record batches, such as the batches
+// Source is a segments.Source fed by Arrow record batches, such as the batches
 // an Iceberg scan yields with deletes applied.
-type ArrowSource struct {
+type Source struct {
 	name   string
 	cols   []arrowColumn
 	next   func() (arrow.RecordBatch, error, bool)
 	stop   func()
 	held   arrow.RecordBatch
-	batch  Batch
+	batch  segments.Batch
 	rows   int64
 	closed bool
 }
 
-var _ Source = (*ArrowSource)(nil)
+var _ segments.Source = (*Source)(nil)
 
 // arrowColumn is one Pinot column bound to an Arrow column.
 type arrowColumn struct {
 	field   pinot.FieldSpec
 	path    []int // field index at each struct level
-	conv    *converter
+	conv    *convert.Converter
 	scratch arrowScratch
 }
 
-// NewArrowSource binds the Pinot schema in cfg to the Arrow schema and
-// returns a Source that drains batches. The source releases each batch
+// NewSource binds the Pinot schema in cfg to the Arrow schema and
+// returns a segments.Source that drains batches. The source releases each batch
 // when it moves to the next one and on Close.
-func NewArrowSource(schema *arrow.Schema, batches iter.Seq2[arrow.RecordBatch, error], cfg ArrowSourceConfig) (*ArrowSource, error) {
+func NewSource(schema *arrow.Schema, batches iter.Seq2[arrow.RecordBatch, error], cfg Config) (*Source, error) {
 	if cfg.Schema == nil {
-		return nil, &SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", ErrColumnMismatch)}
+		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", segments.ErrColumnMismatch)}
 	}
-	s := &ArrowSource{name: cfg.Name}
+	s := &Source{name: cfg.Name}
 	for _, f := range cfg.Schema.Fields {
 		path := f.Name
 		if p, ok := cfg.Columns[f.Name]; ok {
@@ -63,12 +68,12 @@ func NewArrowSource(schema *arrow.Schema, batches iter.Seq2[arrow.RecordBatch, e
 		}
 		col, err := bindArrowColumn(schema, f, path)
 		if err != nil {
-			return nil, &SourceError{File: cfg.Name, Column: f.Name, Err: err}
+			return nil, &segments.SourceError{File: cfg.Name, Column: f.Name, Err: err}
 		}
 		s.cols = append(s.cols, col)
 	}
 	s.next, s.stop = iter.Pull2(batches)
-	s.batch.Columns = make([]Vector, len(s.cols))
+	s.batch.Columns = make([]segments.Vector, len(s.cols))
 	return s, nil
 }
 
@@ -81,7 +86,7 @@ func bindArrowColumn(schema *arrow.Schema, f pinot.FieldSpec, path string) (arro
 	for rest != "" {
 		i, consumed := matchField(fields, rest)
 		if i < 0 {
-			return arrowColumn{}, fmt.Errorf("%w: no Arrow column %q", ErrColumnMismatch, path)
+			return arrowColumn{}, fmt.Errorf("%w: no Arrow column %q", segments.ErrColumnMismatch, path)
 		}
 		idx = append(idx, i)
 		dt = fields[i].Type
@@ -91,18 +96,18 @@ func bindArrowColumn(schema *arrow.Schema, f pinot.FieldSpec, path string) (arro
 		}
 		st, ok := dt.(*arrow.StructType)
 		if !ok {
-			return arrowColumn{}, fmt.Errorf("%w: Arrow column %q: %s is not a struct", ErrColumnMismatch, path, fields[i].Name)
+			return arrowColumn{}, fmt.Errorf("%w: Arrow column %q: %s is not a struct", segments.ErrColumnMismatch, path, fields[i].Name)
 		}
 		fields = st.Fields()
 	}
 	if len(idx) == 0 {
-		return arrowColumn{}, fmt.Errorf("%w: empty Arrow column path", ErrColumnMismatch)
+		return arrowColumn{}, fmt.Errorf("%w: empty Arrow column path", segments.ErrColumnMismatch)
 	}
 	st, err := arrowSrcType(dt)
 	if err != nil {
 		return arrowColumn{}, err
 	}
-	conv, err := newConverter(st, f)
+	conv, err := convert.New(st, f)
 	if err != nil {
 		return arrowColumn{}, err
 	}
@@ -123,7 +128,7 @@ func matchField(fields []arrow.Field, path string) (index, consumed int) {
 }
 
 // Next converts the next record batch. Empty batches are skipped.
-func (s *ArrowSource) Next(ctx context.Context) (*Batch, error) {
+func (s *Source) Next(ctx context.Context) (*segments.Batch, error) {
 	s.release()
 	for {
 		if err := ctx.Err(); err != nil {
@@ -137,7 +142,7 @@ func (s *ArrowSource) Next(ctx context.Context) (*Batch, error) {
 			return nil, io.EOF
 		}
 		if err != nil {
-			return nil, &SourceError{File: s.name, Err: fmt.Errorf("read record batch: %w", err)}
+			return nil, &segments.SourceError{File: s.name, Err: fmt.Errorf("read record batch: %w", err)}
 		}
 		if rec == nil || rec.NumRows() == 0 {
 			if rec != nil {
@@ -154,20 +159,20 @@ func (s *ArrowSource) Next(ctx context.Context) (*Batch, error) {
 }
 
 // fill converts every bound column of rec into s.batch.
-func (s *ArrowSource) fill(rec arrow.RecordBatch) error {
+func (s *Source) fill(rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
 	s.batch.Rows = n
 	for i := range s.cols {
 		c := &s.cols[i]
 		arr, nulls, err := c.resolve(rec)
 		if err != nil {
-			return &SourceError{File: s.name, Column: c.field.Name, Err: err}
+			return &segments.SourceError{File: s.name, Column: c.field.Name, Err: err}
 		}
 		v := &s.batch.Columns[i]
-		srcResetVector(v)
-		c.conv.reset()
+		v.Reset()
+		c.conv.Reset()
 		if err := c.appendArrow(v, arr, nulls); err != nil {
-			return &SourceError{File: s.name, Column: c.field.Name, Err: fmt.Errorf("row %d: %w", s.rows, err)}
+			return &segments.SourceError{File: s.name, Column: c.field.Name, Err: fmt.Errorf("row %d: %w", s.rows, err)}
 		}
 	}
 	s.rows += int64(n)
@@ -182,42 +187,16 @@ func (c *arrowColumn) resolve(rec arrow.RecordBatch) (arrow.Array, []bool, error
 	for _, fi := range c.path[1:] {
 		st, ok := arr.(*array.Struct)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: batch column is %s, not a struct", ErrColumnMismatch, arr.DataType())
+			return nil, nil, fmt.Errorf("%w: batch column is %s, not a struct", segments.ErrColumnMismatch, arr.DataType())
 		}
-		nulls = mergeNulls(nulls, st, &c.scratch.parent)
+		nulls = convert.MergeNulls(nulls, st, &c.scratch.parent)
 		arr = st.Field(fi)
 	}
-	return arr, mergeNulls(nulls, arr, &c.scratch.nulls), nil
-}
-
-// mergeNulls ORs arr's nulls into prev, reusing buf.
-func mergeNulls(prev []bool, arr arrow.Array, buf *[]bool) []bool {
-	if arr.NullN() == 0 {
-		return prev
-	}
-	n := arr.Len()
-	out := (*buf)[:0]
-	for i := 0; i < n; i++ {
-		out = append(out, arr.IsNull(i) || (prev != nil && prev[i]))
-	}
-	*buf = out
-	return out
-}
-
-// srcResetVector empties v, keeping its buffers.
-func srcResetVector(v *Vector) {
-	v.Nulls = nil
-	v.Offsets = v.Offsets[:0]
-	v.Ints = v.Ints[:0]
-	v.Longs = v.Longs[:0]
-	v.Floats = v.Floats[:0]
-	v.Doubles = v.Doubles[:0]
-	v.Bytes = v.Bytes[:0]
-	v.Decimals = v.Decimals[:0]
+	return arr, convert.MergeNulls(nulls, arr, &c.scratch.nulls), nil
 }
 
 // release hands the previous record batch back to Arrow.
-func (s *ArrowSource) release() {
+func (s *Source) release() {
 	if s.held != nil {
 		s.held.Release()
 		s.held = nil
@@ -225,7 +204,7 @@ func (s *ArrowSource) release() {
 }
 
 // Close releases the held batch and stops the batch sequence.
-func (s *ArrowSource) Close() error {
+func (s *Source) Close() error {
 	s.release()
 	if !s.closed {
 		s.closed = true
@@ -235,4 +214,4 @@ func (s *ArrowSource) Close() error {
 }
 
 // RowsRead is the number of rows the source has returned.
-func (s *ArrowSource) RowsRead() int64 { return s.rows }
+func (s *Source) RowsRead() int64 { return s.rows }

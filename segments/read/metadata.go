@@ -1,4 +1,4 @@
-package segments
+package read
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
 )
 
 // segProperties is a parsed Java properties file (metadata.properties,
@@ -114,11 +115,11 @@ func (p *segProperties) list(key string) []string {
 func (p *segProperties) getInt(key string) (int, error) {
 	s, ok := p.get(key)
 	if !ok {
-		return 0, fmt.Errorf("%w: metadata key %s missing", ErrCorruptSource, key)
+		return 0, fmt.Errorf("%w: metadata key %s missing", segments.ErrCorruptSource, key)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return 0, fmt.Errorf("%w: metadata key %s: %v", ErrCorruptSource, key, err)
+		return 0, fmt.Errorf("%w: metadata key %s: %v", segments.ErrCorruptSource, key, err)
 	}
 	return n, nil
 }
@@ -194,8 +195,8 @@ func recoverPinotString(s string) string {
 	return s
 }
 
-// SegmentColumn is a column's metadata as a segment records it.
-type SegmentColumn struct {
+// Column is a column's metadata as a segment records it.
+type Column struct {
 	Name              string
 	DataType          pinot.DataType
 	FieldType         pinot.FieldType
@@ -218,12 +219,12 @@ type SegmentColumn struct {
 }
 
 // parseSegmentColumn reads the column.<name>.* keys.
-func parseSegmentColumn(p *segProperties, name string) (SegmentColumn, error) {
+func parseSegmentColumn(p *segProperties, name string) (Column, error) {
 	k := func(s string) string { return "column." + name + "." + s }
-	c := SegmentColumn{Name: name}
+	c := Column{Name: name}
 	dt, ok := p.get(k("dataType"))
 	if !ok || !pinot.DataType(dt).Valid() {
-		return c, fmt.Errorf("%w: column %s: dataType %q", ErrCorruptSource, name, dt)
+		return c, fmt.Errorf("%w: column %s: dataType %q", segments.ErrCorruptSource, name, dt)
 	}
 	c.DataType = pinot.DataType(dt)
 	ft, _ := p.get(k("columnType"))

@@ -1,4 +1,4 @@
-package segments
+package read
 
 import (
 	"encoding/binary"
@@ -6,15 +6,17 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
+
+	"github.com/floehq/floe/segments"
 )
 
 // ColumnData is one column of a segment, decoded.
 type ColumnData struct {
-	Column *SegmentColumn
+	Column *Column
 	// Forward describes the forward index format.
 	Forward string
 	// Values holds one value per doc in the stored type: int32, int64,
-	// float32, float64, Decimal, string or []byte; []any per doc for
+	// float32, float64, segments.Decimal, string or []byte; []any per doc for
 	// multi-value columns. A null doc holds the stored default.
 	Values []any
 	// Nulls marks the docs in the null value vector (nil: no vector).
@@ -28,7 +30,7 @@ type ColumnData struct {
 func (s *Segment) ReadColumn(name string) (*ColumnData, error) {
 	c, ok := s.Column(name)
 	if !ok {
-		return nil, fmt.Errorf("read column %s: %w: not in segment", name, ErrColumnMismatch)
+		return nil, fmt.Errorf("read column %s: %w: not in segment", name, segments.ErrColumnMismatch)
 	}
 	d, err := s.readColumn(c)
 	if err != nil {
@@ -37,11 +39,11 @@ func (s *Segment) ReadColumn(name string) (*ColumnData, error) {
 	return d, nil
 }
 
-func (s *Segment) readColumn(c *SegmentColumn) (*ColumnData, error) {
+func (s *Segment) readColumn(c *Column) (*ColumnData, error) {
 	d := &ColumnData{Column: c}
 	fwd, ok := s.buffer(c.Name, rdForward)
 	if !ok {
-		return nil, fmt.Errorf("%w: no forward index", ErrCorruptSource)
+		return nil, fmt.Errorf("%w: no forward index", segments.ErrCorruptSource)
 	}
 	var err error
 	if c.HasDictionary {
@@ -55,14 +57,14 @@ func (s *Segment) readColumn(c *SegmentColumn) (*ColumnData, error) {
 	if nv, ok := s.buffer(c.Name, rdNullVector); ok {
 		bm := roaring.New()
 		if err := bm.UnmarshalBinary(nv); err != nil {
-			return nil, fmt.Errorf("%w: null value vector: %v", ErrCorruptSource, err)
+			return nil, fmt.Errorf("%w: null value vector: %v", segments.ErrCorruptSource, err)
 		}
 		d.Nulls = make([]bool, s.TotalDocs)
 		it := bm.Iterator()
 		for it.HasNext() {
 			doc := int(it.Next())
 			if doc >= s.TotalDocs {
-				return nil, fmt.Errorf("%w: null value vector marks doc %d of %d", ErrCorruptSource, doc, s.TotalDocs)
+				return nil, fmt.Errorf("%w: null value vector marks doc %d of %d", segments.ErrCorruptSource, doc, s.TotalDocs)
 			}
 			d.Nulls[doc] = true
 			d.NullCount++
@@ -75,7 +77,7 @@ func (s *Segment) readDictColumn(d *ColumnData, fwd []byte) error {
 	c := d.Column
 	db, ok := s.buffer(c.Name, rdDictionary)
 	if !ok {
-		return fmt.Errorf("%w: no dictionary", ErrCorruptSource)
+		return fmt.Errorf("%w: no dictionary", segments.ErrCorruptSource)
 	}
 	dict, err := readDictionary(db, c)
 	if err != nil {
@@ -94,13 +96,13 @@ func (s *Segment) readDictColumn(d *ColumnData, fwd []byte) error {
 		vals := make([]any, len(list))
 		for i, id := range list {
 			if int(id) >= len(dict) {
-				return fmt.Errorf("%w: doc %d has dictionary id %d of %d", ErrCorruptSource, doc, id, len(dict))
+				return fmt.Errorf("%w: doc %d has dictionary id %d of %d", segments.ErrCorruptSource, doc, id, len(dict))
 			}
 			vals[i] = dict[id]
 		}
 		if c.SingleValue {
 			if len(vals) != 1 {
-				return fmt.Errorf("%w: doc %d has no value", ErrCorruptSource, doc)
+				return fmt.Errorf("%w: doc %d has no value", segments.ErrCorruptSource, doc)
 			}
 			d.Values[doc] = vals[0]
 		} else {
@@ -114,7 +116,7 @@ func (s *Segment) readRawColumn(d *ColumnData, fwd []byte) error {
 	c := d.Column
 	stored := c.DataType.StoredType()
 	if len(fwd) < 4 {
-		return fmt.Errorf("%w: raw forward index too short", ErrCorruptSource)
+		return fmt.Errorf("%w: raw forward index too short", segments.ErrCorruptSource)
 	}
 	version := int(binary.BigEndian.Uint32(fwd))
 	var err error

@@ -1,4 +1,4 @@
-package segments
+package read
 
 import (
 	"encoding/hex"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/text"
 )
 
 // WriteSummary prints a segment's metadata and, per column, its type,
@@ -83,7 +85,7 @@ func WriteRowsJSON(w io.Writer, s *Segment, limit int) error {
 			if i > 0 {
 				line = append(line, ',')
 			}
-			line = srcJSONString(line, d.Column.Name)
+			line = text.AppendJSONString(line, d.Column.Name)
 			line = append(line, ':')
 			if d.Nulls != nil && d.Nulls[doc] {
 				line = append(line, "null"...)
@@ -100,7 +102,7 @@ func WriteRowsJSON(w io.Writer, s *Segment, limit int) error {
 }
 
 // appendCellJSON renders one stored value (or a multi-value list).
-func appendCellJSON(dst []byte, c *SegmentColumn, v any) []byte {
+func appendCellJSON(dst []byte, c *Column, v any) []byte {
 	switch x := v.(type) {
 	case []any:
 		dst = append(dst, '[')
@@ -122,10 +124,10 @@ func appendCellJSON(dst []byte, c *SegmentColumn, v any) []byte {
 		return appendFloatCell(dst, float64(x), 32)
 	case float64:
 		return appendFloatCell(dst, x, 64)
-	case Decimal:
-		return srcJSONString(dst, srcDecimalText(x))
+	case segments.Decimal:
+		return text.AppendJSONString(dst, x.String())
 	case string:
-		return srcJSONString(dst, x)
+		return text.AppendJSONString(dst, x)
 	case []byte:
 		dst = append(dst, '"')
 		dst = hex.AppendEncode(dst, x)
@@ -136,7 +138,7 @@ func appendCellJSON(dst []byte, c *SegmentColumn, v any) []byte {
 
 func appendFloatCell(dst []byte, f float64, bits int) []byte {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return srcJSONString(dst, srcJavaFloat(f, bits))
+		return text.AppendJSONString(dst, text.JavaFloat(f, bits))
 	}
 	return strconv.AppendFloat(dst, f, 'g', -1, bits)
 }

@@ -1,11 +1,13 @@
-package segments
+package arrow
 
 import (
-	"fmt"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/convert"
 )
 
 // arrowScratch holds per-column buffers reused from batch to batch.
@@ -22,7 +24,7 @@ type arrowScratch struct {
 
 // appendArrow fills v from one batch column. nulls (nil: none) marks null
 // rows, including rows whose parent struct is null.
-func (c *arrowColumn) appendArrow(v *Vector, arr arrow.Array, nulls []bool) error {
+func (c *arrowColumn) appendArrow(v *segments.Vector, arr arrow.Array, nulls []bool) error {
 	if c.field.SingleValue {
 		v.Nulls = nulls
 		return c.appendArrowValues(v, arr, nil)
@@ -32,7 +34,7 @@ func (c *arrowColumn) appendArrow(v *Vector, arr arrow.Array, nulls []bool) erro
 
 // appendArrowMulti fills a multi-value column from a list (or, one value
 // per row, from a scalar) column. Rows left without values are null.
-func (c *arrowColumn) appendArrowMulti(v *Vector, arr arrow.Array, nulls []bool) error {
+func (c *arrowColumn) appendArrowMulti(v *segments.Vector, arr arrow.Array, nulls []bool) error {
 	sc := &c.scratch
 	n := arr.Len()
 	idx := sc.idx[:0]
@@ -97,13 +99,13 @@ func srcPositions(idx []int, n int, buf *[]int) []int {
 }
 
 // appendArrowValues converts arr's values at idx (nil: every slot).
-func (c *arrowColumn) appendArrowValues(v *Vector, arr arrow.Array, idx []int) error {
+func (c *arrowColumn) appendArrowValues(v *segments.Vector, arr arrow.Array, idx []int) error {
 	sc, conv := &c.scratch, c.conv
-	if conv.src.kind == kindNested {
+	if conv.Src.Kind == convert.KindNested {
 		if dict, ok := arr.(*array.Dictionary); ok {
-			return c.appendArrowJSON(v, dict.Dictionary(), dictPositions(dict, srcPositions(idx, arr.Len(), &c.scratch.idx), nil))
+			return c.conv.AppendJSON(v, dict.Dictionary(), dictPositions(dict, srcPositions(idx, arr.Len(), &c.scratch.idx), nil))
 		}
-		return c.appendArrowJSON(v, arr, idx)
+		return c.conv.AppendJSON(v, arr, idx)
 	}
 	if ext, ok := arr.(array.ExtensionArray); ok {
 		arr = ext.Storage()
@@ -113,28 +115,28 @@ func (c *arrowColumn) appendArrowValues(v *Vector, arr arrow.Array, idx []int) e
 	}
 	switch a := arr.(type) {
 	case *array.Int64:
-		conv.appendInt64s(v, srcPick(a.Int64Values(), idx, &sc.i64))
+		conv.AppendInt64s(v, srcPick(a.Int64Values(), idx, &sc.i64))
 	case *array.Int32:
-		conv.appendInt32s(v, srcPick(a.Int32Values(), idx, &sc.i32), &sc.wide)
+		conv.AppendInt32s(v, srcPick(a.Int32Values(), idx, &sc.i32), &sc.wide)
 	case *array.Float64:
-		conv.appendFloat64s(v, srcPick(a.Float64Values(), idx, &sc.f64))
+		conv.AppendFloat64s(v, srcPick(a.Float64Values(), idx, &sc.f64))
 	case *array.Float32:
-		conv.appendFloat32s(v, srcPick(a.Float32Values(), idx, &sc.f32))
+		conv.AppendFloat32s(v, srcPick(a.Float32Values(), idx, &sc.f32))
 	case *array.Timestamp:
-		conv.appendInt64s(v, srcPick(srcCastSlice[arrow.Timestamp, int64](a.TimestampValues()), idx, &sc.i64))
+		conv.AppendInt64s(v, srcPick(srcCastSlice[arrow.Timestamp, int64](a.TimestampValues()), idx, &sc.i64))
 	case *array.Time64:
-		conv.appendInt64s(v, srcPick(srcCastSlice[arrow.Time64, int64](a.Time64Values()), idx, &sc.i64))
+		conv.AppendInt64s(v, srcPick(srcCastSlice[arrow.Time64, int64](a.Time64Values()), idx, &sc.i64))
 	case *array.Time32:
-		conv.appendInt32s(v, srcPick(srcCastSlice[arrow.Time32, int32](a.Time32Values()), idx, &sc.i32), &sc.wide)
+		conv.AppendInt32s(v, srcPick(srcCastSlice[arrow.Time32, int32](a.Time32Values()), idx, &sc.i32), &sc.wide)
 	case *array.Date32:
-		conv.appendInt32s(v, srcPick(srcCastSlice[arrow.Date32, int32](a.Date32Values()), idx, &sc.i32), &sc.wide)
+		conv.AppendInt32s(v, srcPick(srcCastSlice[arrow.Date32, int32](a.Date32Values()), idx, &sc.i32), &sc.wide)
 	case *array.Date64:
 		days := sc.i64[:0]
 		for _, i := range srcPositions(idx, a.Len(), &sc.idx) {
-			days = append(days, srcFloorDiv(int64(a.Value(i)), srcMillisPerDay))
+			days = append(days, convert.FloorDiv(int64(a.Value(i)), convert.MillisPerDay))
 		}
 		sc.i64 = days
-		conv.appendInt64s(v, days)
+		conv.AppendInt64s(v, days)
 	default:
 		return c.appendArrowOther(v, arr, idx)
 	}
@@ -142,7 +144,7 @@ func (c *arrowColumn) appendArrowValues(v *Vector, arr arrow.Array, idx []int) e
 }
 
 // appendArrowOther converts the less common Arrow arrays value by value.
-func (c *arrowColumn) appendArrowOther(v *Vector, arr arrow.Array, idx []int) error {
+func (c *arrowColumn) appendArrowOther(v *segments.Vector, arr arrow.Array, idx []int) error {
 	sc, conv := &c.scratch, c.conv
 	pos := srcPositions(idx, arr.Len(), &sc.idx)
 	switch a := arr.(type) {
@@ -152,91 +154,31 @@ func (c *arrowColumn) appendArrowOther(v *Vector, arr arrow.Array, idx []int) er
 			out = append(out, a.Value(i))
 		}
 		sc.bools = out
-		conv.appendBools(v, out)
+		conv.AppendBools(v, out)
 	case *array.Int8, *array.Int16, *array.Uint8, *array.Uint16, *array.Uint32:
 		out := sc.i64[:0]
 		for _, i := range pos {
-			out = append(out, srcSmallInt(a, i))
+			out = append(out, convert.ArrowSmallInt(a, i))
 		}
 		sc.i64 = out
-		conv.appendInt64s(v, out)
+		conv.AppendInt64s(v, out)
 	case *array.Decimal128:
 		for _, i := range pos {
-			conv.appendDecimal(v, Decimal{Unscaled: a.Value(i).BigInt(), Scale: conv.src.scale})
+			conv.AppendDecimal(v, segments.Decimal{Unscaled: a.Value(i).BigInt(), Scale: conv.Src.Scale})
 		}
 	case *array.Decimal256:
 		for _, i := range pos {
-			conv.appendDecimal(v, Decimal{Unscaled: a.Value(i).BigInt(), Scale: conv.src.scale})
+			conv.AppendDecimal(v, segments.Decimal{Unscaled: a.Value(i).BigInt(), Scale: conv.Src.Scale})
 		}
 	default:
-		out, err := arrowByteValues(arr, pos, sc.bytes[:0])
+		out, err := convert.ArrowBytes(arr, pos, sc.bytes[:0])
 		if err != nil {
 			return err
 		}
 		sc.bytes = out
-		conv.appendByteSlices(v, out)
+		conv.AppendByteSlices(v, out)
 	}
 	return nil
-}
-
-// srcSmallInt reads a narrow integer as int64.
-func srcSmallInt(arr arrow.Array, i int) int64 {
-	switch a := arr.(type) {
-	case *array.Int8:
-		return int64(a.Value(i))
-	case *array.Int16:
-		return int64(a.Value(i))
-	case *array.Uint8:
-		return int64(a.Value(i))
-	case *array.Uint16:
-		return int64(a.Value(i))
-	case *array.Uint32:
-		return int64(a.Value(i))
-	}
-	return 0
-}
-
-// arrowByteValues reads string and binary arrays without copying.
-func arrowByteValues(arr arrow.Array, pos []int, out [][]byte) ([][]byte, error) {
-	switch a := arr.(type) {
-	case *array.String:
-		for _, i := range pos {
-			out = append(out, srcStringBytes(a.Value(i)))
-		}
-	case *array.LargeString:
-		for _, i := range pos {
-			out = append(out, srcStringBytes(a.Value(i)))
-		}
-	case *array.StringView:
-		for _, i := range pos {
-			out = append(out, srcStringBytes(a.Value(i)))
-		}
-	case *array.Binary:
-		for _, i := range pos {
-			out = append(out, a.Value(i))
-		}
-	case *array.LargeBinary:
-		for _, i := range pos {
-			out = append(out, a.Value(i))
-		}
-	case *array.BinaryView:
-		for _, i := range pos {
-			out = append(out, a.Value(i))
-		}
-	case *array.FixedSizeBinary:
-		for _, i := range pos {
-			out = append(out, a.Value(i))
-		}
-	default:
-		return out, fmt.Errorf("%w: Arrow array %s", ErrUnsupportedSourceType, arr.DataType())
-	}
-	return out, nil
-}
-
-// srcStringBytes views a string's bytes without copying; the builder copies
-// what it keeps and never writes to them.
-func srcStringBytes(s string) []byte {
-	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
 
 // srcCastSlice reinterprets a slice of a named integer type as its
@@ -248,32 +190,13 @@ func srcCastSlice[From, To any](s []From) []To {
 	return unsafe.Slice((*To)(unsafe.Pointer(&s[0])), len(s))
 }
 
-// appendArrowJSON renders nested values as JSON text.
-func (c *arrowColumn) appendArrowJSON(v *Vector, arr arrow.Array, idx []int) error {
-	conv := c.conv
-	for _, i := range srcPositions(idx, arr.Len(), &c.scratch.idx) {
-		if arr.IsNull(i) {
-			v.Bytes = append(v.Bytes, nil)
-			continue
-		}
-		start := len(conv.arena)
-		var err error
-		conv.arena, err = appendArrowJSON(conv.arena, arr, i)
-		if err != nil {
-			return err
-		}
-		v.Bytes = append(v.Bytes, conv.arena[start:len(conv.arena):len(conv.arena)])
-	}
-	return nil
-}
-
 // appendArrowDictionary converts a dictionary-encoded array by reading its
 // dictionary at each row's index. Null rows read entry 0 (their slot is
 // ignored); a dictionary with no entries holds only nulls.
-func (c *arrowColumn) appendArrowDictionary(v *Vector, a *array.Dictionary, idx []int) error {
+func (c *arrowColumn) appendArrowDictionary(v *segments.Vector, a *array.Dictionary, idx []int) error {
 	pos := srcPositions(idx, a.Len(), &c.scratch.idx)
 	if a.Dictionary().Len() == 0 {
-		appendZeros(v, slotOf(c.field.DataType), len(pos))
+		convert.AppendZeros(v, convert.SlotOf(c.field.DataType), len(pos))
 		return nil
 	}
 	mapped := dictPositions(a, pos, c.scratch.dict[:0])

@@ -1,11 +1,10 @@
-package segments_test
+package parquet_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -20,6 +19,8 @@ import (
 	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/sourcetest"
+	floeparquet "github.com/floehq/floe/segments/parquet"
 )
 
 type pqNested struct {
@@ -121,62 +122,6 @@ func pqSchema() *pinot.Schema {
 	}}
 }
 
-// readAll drains a source into per-column rows of Go values.
-func readAll(t *testing.T, src segments.Source, schema *pinot.Schema) [][]any {
-	t.Helper()
-	var rows [][]any
-	for {
-		b, err := src.Next(context.Background())
-		if errors.Is(err, io.EOF) {
-			return rows
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		for r := 0; r < b.Rows; r++ {
-			row := make([]any, len(schema.Fields))
-			for c, f := range schema.Fields {
-				row[c] = cellValue(b.Columns[c], f, r)
-			}
-			rows = append(rows, row)
-		}
-	}
-}
-
-// cellValue is one row's value of a vector: nil for null, a slice for MV.
-func cellValue(v segments.Vector, f pinot.FieldSpec, r int) any {
-	if v.Nulls != nil && v.Nulls[r] {
-		return nil
-	}
-	if !f.SingleValue {
-		var out []any
-		for i := v.Offsets[r]; i < v.Offsets[r+1]; i++ {
-			out = append(out, scalarAt(v, int(i)))
-		}
-		return out
-	}
-	return scalarAt(v, r)
-}
-
-func scalarAt(v segments.Vector, i int) any {
-	switch {
-	case v.Ints != nil:
-		return int64(v.Ints[i])
-	case v.Longs != nil:
-		return v.Longs[i]
-	case v.Floats != nil:
-		return float64(v.Floats[i])
-	case v.Doubles != nil:
-		return v.Doubles[i]
-	case v.Decimals != nil:
-		d := v.Decimals[i]
-		return fmt.Sprintf("%se-%d", d.Unscaled, d.Scale)
-	case v.Bytes != nil:
-		return string(v.Bytes[i])
-	}
-	return "<no values>"
-}
-
 // expectedPQRow computes what each Pinot column should hold, with Go's
 // own time, uuid and big-number code.
 func expectedPQRow(r pqRow) []any {
@@ -218,7 +163,7 @@ func boolInt(b bool) int64 {
 	return 0
 }
 
-func TestParquetSource_Next(t *testing.T) {
+func TestSource_Next(t *testing.T) {
 	var rows []pqRow
 	for i := 0; i < pqRows; i++ {
 		rows = append(rows, makePQRow(i))
@@ -228,7 +173,7 @@ func TestParquetSource_Next(t *testing.T) {
 		path := writePQFile(t, rows, parquet.DataPageVersion(tc.pageVersion), parquet.Compression(&parquet.Zstd))
 		batchRows := tc.batchRows
 		t.Run(fmt.Sprintf("batch %d page v%d", tc.batchRows, tc.pageVersion), func(t *testing.T) {
-			src, err := segments.OpenParquetFile(context.Background(), path, segments.ParquetSourceConfig{
+			src, err := floeparquet.OpenFile(context.Background(), path, floeparquet.Config{
 				Schema: schema, BatchRows: batchRows,
 				Columns: map[string]string{"nested_a": "nested.a", "day_int": "day"},
 			})
@@ -236,7 +181,7 @@ func TestParquetSource_Next(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer src.Close()
-			got := readAll(t, src, schema)
+			got := sourcetest.ReadAll(t, src, schema)
 			if len(got) != len(rows) {
 				t.Fatalf("read %d rows, want %d", len(got), len(rows))
 			}
@@ -252,7 +197,7 @@ func TestParquetSource_Next(t *testing.T) {
 	}
 }
 
-func TestParquetSource_pagesAndGroups(t *testing.T) {
+func TestSource_pagesAndGroups(t *testing.T) {
 	var rows []pqRow
 	for i := 0; i < pqRows; i++ {
 		rows = append(rows, makePQRow(i))
@@ -264,7 +209,7 @@ func TestParquetSource_pagesAndGroups(t *testing.T) {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	pf, err := segments.OpenParquet(f, st.Size())
+	pf, err := floeparquet.OpenMetadata(f, st.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,7 +275,7 @@ func TestOpenParquetFile_errors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := segments.OpenParquetFile(context.Background(), tt.file, segments.ParquetSourceConfig{Schema: tt.schema})
+			_, err := floeparquet.OpenFile(context.Background(), tt.file, floeparquet.Config{Schema: tt.schema})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
 			}
@@ -341,7 +286,7 @@ func TestOpenParquetFile_errors(t *testing.T) {
 	}
 }
 
-func TestParquetSource_Next_corruptPages(t *testing.T) {
+func TestSource_Next_corruptPages(t *testing.T) {
 	path, data := writeBadFile(t, 500)
 	// Overwrite the column data (everything between the magic and the
 	// footer's first quarter) with garbage, keeping the footer intact.
@@ -353,7 +298,7 @@ func TestParquetSource_Next_corruptPages(t *testing.T) {
 		t.Fatal(err)
 	}
 	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: "id", DataType: pinot.Long, SingleValue: true}}}
-	src, err := segments.OpenParquetFile(context.Background(), path, segments.ParquetSourceConfig{Schema: schema})
+	src, err := floeparquet.OpenFile(context.Background(), path, floeparquet.Config{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +310,7 @@ func TestParquetSource_Next_corruptPages(t *testing.T) {
 		}
 	}
 	if !errors.Is(err, segments.ErrCorruptSource) || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "column id") {
-		t.Fatalf("err = %v, want ErrCorruptSource naming %s and column id", err, path)
+		t.Fatalf("err = %v, want segments.ErrCorruptSource naming %s and column id", err, path)
 	}
 }
 
@@ -377,11 +322,11 @@ func TestInferParquetSchema(t *testing.T) {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	pf, err := segments.OpenParquet(f, st.Size())
+	pf, err := floeparquet.OpenMetadata(f, st.Size())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := segments.InferParquetSchema(pf.Root(), "tbl", "ts_us")
+	s, err := floeparquet.InferSchema(pf.Root(), "tbl", "ts_us")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +361,7 @@ func TestInferParquetSchema(t *testing.T) {
 	if req, _ := s.Field("i32"); !req.NotNull {
 		t.Errorf("required column not inferred notNull")
 	}
-	if _, err := segments.InferParquetSchema(pf.Root(), "tbl", "nope"); !errors.Is(err, segments.ErrColumnMismatch) {
+	if _, err := floeparquet.InferSchema(pf.Root(), "tbl", "nope"); !errors.Is(err, segments.ErrColumnMismatch) {
 		t.Errorf("missing time column: err = %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package segments
+package parquet
 
 import (
 	"errors"
@@ -6,6 +6,9 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/convert"
 )
 
 // pqLeafReader reads one primitive leaf column of one row group page by
@@ -15,8 +18,8 @@ type pqLeafReader struct {
 	b      *pqBinding
 	maxDef int
 	listed bool // the leaf repeats (maxRep 1): rows are lists
-	conv   *converter
-	slot   slotKind
+	conv   *convert.Converter
+	slot   convert.Slot
 
 	pages parquet.Pages
 	held  []parquet.Page
@@ -30,8 +33,8 @@ type pqLeafReader struct {
 	dictIdx []int32 // dictionary-encoded page: indexes per dense value
 
 	dict     parquet.Dictionary
-	dictConv converter
-	dictVec  Vector
+	dictConv convert.Converter
+	dictVec  segments.Vector
 	dictVals pqValues
 	dictLen  int
 
@@ -40,13 +43,13 @@ type pqLeafReader struct {
 }
 
 func newLeafReader(b *pqBinding) (*pqLeafReader, error) {
-	conv, err := newConverter(b.src, b.field)
+	conv, err := convert.New(b.src, b.field)
 	if err != nil {
 		return nil, err
 	}
 	return &pqLeafReader{
 		b: b, maxDef: b.leaf.MaxDefinitionLevel(), listed: b.leaf.MaxRepetitionLevel() == 1,
-		conv: conv, dictConv: *conv, slot: slotOf(b.field.DataType),
+		conv: conv, dictConv: *conv, slot: convert.SlotOf(b.field.DataType),
 	}, nil
 }
 
@@ -83,7 +86,7 @@ func (r *pqLeafReader) close() {
 func (r *pqLeafReader) nextPage() (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: decode page: %v", ErrCorruptSource, p)
+			err = fmt.Errorf("%w: decode page: %v", segments.ErrCorruptSource, p)
 		}
 	}()
 	page, err := r.pages.ReadPage()
@@ -91,7 +94,7 @@ func (r *pqLeafReader) nextPage() (err error) {
 		if errors.Is(err, io.EOF) {
 			return io.EOF
 		}
-		return fmt.Errorf("%w: read page: %v", ErrCorruptSource, err)
+		return fmt.Errorf("%w: read page: %v", segments.ErrCorruptSource, err)
 	}
 	r.held = append(r.held, page)
 	r.page, r.li, r.vi = page, 0, 0
@@ -102,7 +105,7 @@ func (r *pqLeafReader) nextPage() (err error) {
 	}
 	r.levels = int(page.NumValues())
 	if r.def != nil && len(r.def) != r.levels || r.listed && len(r.rep) != r.levels {
-		return fmt.Errorf("%w: page levels do not match its value count", ErrCorruptSource)
+		return fmt.Errorf("%w: page levels do not match its value count", segments.ErrCorruptSource)
 	}
 	if d := page.Dictionary(); d != nil {
 		if err := r.useDictionary(d); err != nil {
@@ -131,7 +134,7 @@ func (r *pqLeafReader) checkDense(n int) error {
 		}
 	}
 	if n < want {
-		return fmt.Errorf("%w: page has %d values for %d present levels", ErrCorruptSource, n, want)
+		return fmt.Errorf("%w: page has %d values for %d present levels", segments.ErrCorruptSource, n, want)
 	}
 	return nil
 }
@@ -142,8 +145,8 @@ func (r *pqLeafReader) useDictionary(d parquet.Dictionary) error {
 		return nil
 	}
 	r.dict = d
-	srcResetVector(&r.dictVec)
-	r.dictConv.arena = nil
+	r.dictVec.Reset()
+	r.dictConv.Arena = nil
 	if err := r.dictVals.load(d.Page()); err != nil {
 		return err
 	}
@@ -153,12 +156,12 @@ func (r *pqLeafReader) useDictionary(d parquet.Dictionary) error {
 }
 
 // appendDense appends dense values [start, start+count) of the page.
-func (r *pqLeafReader) appendDense(v *Vector, start, count int) error {
+func (r *pqLeafReader) appendDense(v *segments.Vector, start, count int) error {
 	if count == 0 {
 		return nil
 	}
 	if r.dictIdx != nil {
-		return gatherDict(v, &r.dictVec, r.slot, r.dictLen, r.dictIdx[start:start+count])
+		return convert.GatherDict(v, &r.dictVec, r.slot, r.dictLen, r.dictIdx[start:start+count])
 	}
 	r.vals.convert(r.conv, v, start, count, &r.wide)
 	return nil
@@ -175,9 +178,9 @@ func (r *pqLeafReader) ensurePage() error {
 }
 
 // fill appends n rows to v.
-func (r *pqLeafReader) fill(v *Vector, n int) error {
-	srcResetVector(v)
-	r.conv.reset()
+func (r *pqLeafReader) fill(v *segments.Vector, n int) error {
+	v.Reset()
+	r.conv.Reset()
 	r.nulls = r.nulls[:0]
 	var err error
 	if r.listed {
@@ -186,14 +189,14 @@ func (r *pqLeafReader) fill(v *Vector, n int) error {
 		err = r.fillScalars(v, n)
 	}
 	if errors.Is(err, io.EOF) {
-		err = fmt.Errorf("%w: column chunk ended before the row group's last row", ErrCorruptSource)
+		err = fmt.Errorf("%w: column chunk ended before the row group's last row", segments.ErrCorruptSource)
 	}
 	return err
 }
 
 // fillScalars fills rows of a non-repeated leaf. A multi-value Pinot
 // column gets one value per present row.
-func (r *pqLeafReader) fillScalars(v *Vector, n int) error {
+func (r *pqLeafReader) fillScalars(v *segments.Vector, n int) error {
 	multi := !r.b.field.SingleValue
 	if multi {
 		v.Offsets = append(v.Offsets, 0)
@@ -233,7 +236,7 @@ func (r *pqLeafReader) fillScalars(v *Vector, n int) error {
 
 // scalarRuns converts k levels of an optional column in runs of present
 // and null rows.
-func (r *pqLeafReader) scalarRuns(v *Vector, k int, multi bool) (bool, error) {
+func (r *pqLeafReader) scalarRuns(v *segments.Vector, k int, multi bool) (bool, error) {
 	def, maxDef := r.def[r.li:r.li+k], byte(r.maxDef)
 	anyNull := false
 	for i := 0; i < k; {
@@ -249,7 +252,7 @@ func (r *pqLeafReader) scalarRuns(v *Vector, k int, multi bool) (bool, error) {
 			}
 			r.vi += run
 		} else if !multi {
-			appendZeros(v, r.slot, run)
+			convert.AppendZeros(v, r.slot, run)
 		}
 		for ; i < j; i++ {
 			r.nulls = append(r.nulls, !present)
@@ -268,7 +271,7 @@ func (r *pqLeafReader) scalarRuns(v *Vector, k int, multi bool) (bool, error) {
 
 // fillLists fills n rows of a repeated leaf. A row starts at repetition
 // level 0 and may continue on the next page; rows without values are null.
-func (r *pqLeafReader) fillLists(v *Vector, n int) error {
+func (r *pqLeafReader) fillLists(v *segments.Vector, n int) error {
 	v.Offsets = append(v.Offsets, 0)
 	total, rows, open, anyNull := int32(0), 0, false, false
 	closeRow := func() {

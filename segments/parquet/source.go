@@ -1,4 +1,10 @@
-package segments
+// Package parquet is the Parquet file Source of the segment builder: it
+// reads a file column by column and page by page with parquet-go (nested
+// fields through Arrow's Parquet reader, as JSON text), converts each value
+// to its Pinot column's stored type and hands the builder batches through
+// the segments.Source contract. It also infers a plain Pinot schema from a
+// file's columns (InferSchema) for "floe convert".
+package parquet
 
 import (
 	"context"
@@ -9,30 +15,31 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
 )
 
-// DefaultParquetBatchRows is how many rows a ParquetSource batch holds
+// DefaultBatchRows is how many rows a Source batch holds
 // unless configured otherwise.
-const DefaultParquetBatchRows = 65536
+const DefaultBatchRows = 65536
 
-// ParquetSourceConfig says how a Parquet file becomes Pinot rows.
-type ParquetSourceConfig struct {
+// Config says how a Parquet file becomes Pinot rows.
+type Config struct {
 	// Schema is the Pinot schema; batches hold its fields in order.
 	Schema *pinot.Schema
 	// Columns binds a Pinot column to a Parquet column path; struct
 	// fields are reached with dots ("address.city"). A Pinot column that
 	// is not listed binds to the Parquet column of the same name.
 	Columns map[string]string
-	// Name names the file in errors; OpenParquetFile sets it to the path.
+	// Name names the file in errors; OpenFile sets it to the path.
 	Name string
-	// BatchRows caps the rows of one batch (default DefaultParquetBatchRows).
+	// BatchRows caps the rows of one batch (default DefaultBatchRows).
 	BatchRows int
 }
 
-// ParquetSource is a Source that reads a Parquet file column by column and
+// Source is a segments.Source that reads a Parquet file column by column and
 // page by page: it holds at most one batch of rows plus the pages those
 // rows came from, never the whole file.
-type ParquetSource struct {
+type Source struct {
 	name    string
 	file    *parquet.File
 	closer  io.Closer
@@ -44,32 +51,32 @@ type ParquetSource struct {
 	leaves  []*pqLeafReader
 	nested  []*pqNestedReader
 	order   []columnFiller
-	batch   Batch
+	batch   segments.Batch
 	rows    int64
 }
 
-var _ Source = (*ParquetSource)(nil)
+var _ segments.Source = (*Source)(nil)
 
 // columnFiller fills one Pinot column of a batch.
 type columnFiller interface {
-	fill(v *Vector, n int) error
+	fill(v *segments.Vector, n int) error
 }
 
-// OpenParquetFile opens a Parquet file and binds it to cfg.Schema.
-func OpenParquetFile(ctx context.Context, path string, cfg ParquetSourceConfig) (*ParquetSource, error) {
+// OpenFile opens a Parquet file and binds it to cfg.Schema.
+func OpenFile(ctx context.Context, path string, cfg Config) (*Source, error) {
 	if cfg.Name == "" {
 		cfg.Name = path
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, &SourceError{File: cfg.Name, Err: fmt.Errorf("open Parquet file: %w", err)}
+		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("open Parquet file: %w", err)}
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, &SourceError{File: cfg.Name, Err: fmt.Errorf("stat Parquet file: %w", err)}
+		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("stat Parquet file: %w", err)}
 	}
-	s, err := NewParquetSource(ctx, f, st.Size(), cfg)
+	s, err := NewSource(ctx, f, st.Size(), cfg)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -78,37 +85,37 @@ func OpenParquetFile(ctx context.Context, path string, cfg ParquetSourceConfig) 
 	return s, nil
 }
 
-// OpenParquet opens the Parquet metadata of r (size bytes), turning
+// OpenMetadata opens the Parquet metadata of r (size bytes), turning
 // decoder panics on corrupt input into errors.
-func OpenParquet(r io.ReaderAt, size int64) (f *parquet.File, err error) {
+func OpenMetadata(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: %v", ErrCorruptSource, p)
+			err = fmt.Errorf("%w: %v", segments.ErrCorruptSource, p)
 		}
 	}()
 	f, err = parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
-		return nil, fmt.Errorf("%w: open Parquet file: %v", ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: open Parquet file: %v", segments.ErrCorruptSource, err)
 	}
 	return f, nil
 }
 
-// NewParquetSource reads the Parquet file in r (size bytes).
-func NewParquetSource(ctx context.Context, r io.ReaderAt, size int64, cfg ParquetSourceConfig) (*ParquetSource, error) {
-	f, err := OpenParquet(r, size)
+// NewSource reads the Parquet file in r (size bytes).
+func NewSource(ctx context.Context, r io.ReaderAt, size int64, cfg Config) (*Source, error) {
+	f, err := OpenMetadata(r, size)
 	if err != nil {
-		return nil, &SourceError{File: cfg.Name, Err: err}
+		return nil, &segments.SourceError{File: cfg.Name, Err: err}
 	}
 	if cfg.Schema == nil {
-		return nil, &SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", ErrColumnMismatch)}
+		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", segments.ErrColumnMismatch)}
 	}
 	binds, err := bindParquet(f.Root(), cfg.Schema, cfg.Columns)
 	if err != nil {
 		return nil, withFile(err, cfg.Name)
 	}
-	s := &ParquetSource{name: cfg.Name, file: f, groups: f.RowGroups(), batchN: cfg.BatchRows}
+	s := &Source{name: cfg.Name, file: f, groups: f.RowGroups(), batchN: cfg.BatchRows}
 	if s.batchN <= 0 {
-		s.batchN = DefaultParquetBatchRows
+		s.batchN = DefaultBatchRows
 	}
 	af := &pqArrowFile{r: r, sz: size}
 	for i := range binds {
@@ -116,7 +123,7 @@ func NewParquetSource(ctx context.Context, r io.ReaderAt, size int64, cfg Parque
 		if b.leaf != nil {
 			lr, err := newLeafReader(b)
 			if err != nil {
-				return nil, &SourceError{File: cfg.Name, Column: b.field.Name, Err: err}
+				return nil, &segments.SourceError{File: cfg.Name, Column: b.field.Name, Err: err}
 			}
 			s.leaves = append(s.leaves, lr)
 			s.order = append(s.order, lr)
@@ -124,27 +131,27 @@ func NewParquetSource(ctx context.Context, r io.ReaderAt, size int64, cfg Parque
 		}
 		nr, err := newNestedReader(ctx, af, b)
 		if err != nil {
-			return nil, &SourceError{File: cfg.Name, Column: b.field.Name, Err: err}
+			return nil, &segments.SourceError{File: cfg.Name, Column: b.field.Name, Err: err}
 		}
 		s.nested = append(s.nested, nr)
 		s.order = append(s.order, nr)
 	}
-	s.batch.Columns = make([]Vector, len(s.order))
+	s.batch.Columns = make([]segments.Vector, len(s.order))
 	return s, nil
 }
 
-// withFile adds the file name to a SourceError that lacks it.
+// withFile adds the file name to a segments.SourceError that lacks it.
 func withFile(err error, name string) error {
-	if se, ok := err.(*SourceError); ok && se.File == "" {
+	if se, ok := err.(*segments.SourceError); ok && se.File == "" {
 		se.File = name
 		return se
 	}
-	return &SourceError{File: name, Err: err}
+	return &segments.SourceError{File: name, Err: err}
 }
 
 // Next reads the next batch of at most BatchRows rows; a batch never
 // spans row groups.
-func (s *ParquetSource) Next(ctx context.Context) (*Batch, error) {
+func (s *Source) Next(ctx context.Context) (*segments.Batch, error) {
 	for _, l := range s.leaves {
 		l.release()
 	}
@@ -177,7 +184,7 @@ func (s *ParquetSource) Next(ctx context.Context) (*Batch, error) {
 }
 
 // fill reads n rows of every column.
-func (s *ParquetSource) fill(n int) error {
+func (s *Source) fill(n int) error {
 	s.batch.Rows = n
 	for i, c := range s.order {
 		if err := c.fill(&s.batch.Columns[i], n); err != nil {
@@ -188,7 +195,7 @@ func (s *ParquetSource) fill(n int) error {
 			case *pqNestedReader:
 				col = r.b.field.Name
 			}
-			return &SourceError{File: s.name, Column: col,
+			return &segments.SourceError{File: s.name, Column: col,
 				Err: fmt.Errorf("row group %d, rows from %d: %w", s.rg, s.rows, err)}
 		}
 	}
@@ -197,13 +204,13 @@ func (s *ParquetSource) fill(n int) error {
 }
 
 // NumRows is the file's row count from its footer.
-func (s *ParquetSource) NumRows() int64 { return s.file.NumRows() }
+func (s *Source) NumRows() int64 { return s.file.NumRows() }
 
 // RowsRead is the number of rows the source has returned.
-func (s *ParquetSource) RowsRead() int64 { return s.rows }
+func (s *Source) RowsRead() int64 { return s.rows }
 
 // Close releases pages and closes the file if the source opened it.
-func (s *ParquetSource) Close() error {
+func (s *Source) Close() error {
 	for _, l := range s.leaves {
 		l.release()
 		l.close()

@@ -1,4 +1,4 @@
-package segments
+package parquet
 
 import (
 	"fmt"
@@ -7,12 +7,14 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/convert"
 )
 
 // parquetLeafType describes a Parquet primitive column as a source type.
-func parquetLeafType(col *parquet.Column) (srcType, error) {
+func parquetLeafType(col *parquet.Column) (convert.Type, error) {
 	t := col.Type()
-	st := srcType{desc: parquetTypeName(t)}
+	st := convert.Type{Desc: parquetTypeName(t)}
 	lt := t.LogicalType()
 	if lt != nil && lt.Value != nil {
 		if ok, err := parquetLogicalType(t, lt, &st); ok || err != nil {
@@ -21,69 +23,69 @@ func parquetLeafType(col *parquet.Column) (srcType, error) {
 	}
 	switch t.Kind() {
 	case parquet.Boolean:
-		st.kind = kindBool
+		st.Kind = convert.KindBool
 	case parquet.Int32:
-		st.kind, st.bits = kindInt, 32
+		st.Kind, st.Bits = convert.KindInt, 32
 	case parquet.Int64:
-		st.kind, st.bits = kindInt, 64
+		st.Kind, st.Bits = convert.KindInt, 64
 	case parquet.Int96:
-		st.kind = kindInt96
+		st.Kind = convert.KindInt96
 	case parquet.Float:
-		st.kind = kindFloat32
+		st.Kind = convert.KindFloat32
 	case parquet.Double:
-		st.kind = kindFloat64
+		st.Kind = convert.KindFloat64
 	case parquet.ByteArray, parquet.FixedLenByteArray:
-		st.kind = kindBinary
+		st.Kind = convert.KindBinary
 	default:
-		return st, fmt.Errorf("%w: Parquet type %s", ErrUnsupportedSourceType, st.desc)
+		return st, fmt.Errorf("%w: Parquet type %s", segments.ErrUnsupportedSourceType, st.Desc)
 	}
 	return st, nil
 }
 
 // parquetLogicalType maps an annotated primitive; ok is false when the
 // annotation does not change how values are read.
-func parquetLogicalType(t parquet.Type, lt *format.LogicalType, st *srcType) (bool, error) {
+func parquetLogicalType(t parquet.Type, lt *format.LogicalType, st *convert.Type) (bool, error) {
 	switch v := lt.Value.(type) {
 	case *format.StringType, *format.EnumType, *format.JsonType:
-		st.kind = kindString
+		st.Kind = convert.KindString
 	case *format.UUIDType:
-		st.kind = kindUUID
+		st.Kind = convert.KindUUID
 	case *format.DecimalType:
-		st.kind, st.scale = kindDecimal, v.Scale
+		st.Kind, st.Scale = convert.KindDecimal, v.Scale
 	case *format.DateType:
-		st.kind = kindDate
+		st.Kind = convert.KindDate
 	case *format.TimeType:
-		st.kind, st.unit = kindTime, parquetUnit(v.Unit)
+		st.Kind, st.Unit = convert.KindTime, parquetUnit(v.Unit)
 	case *format.TimestampType:
-		st.kind, st.unit = kindTimestamp, parquetUnit(v.Unit)
+		st.Kind, st.Unit = convert.KindTimestamp, parquetUnit(v.Unit)
 	case *format.IntType:
-		st.kind, st.bits = kindInt, int(v.BitWidth)
+		st.Kind, st.Bits = convert.KindInt, int(v.BitWidth)
 		if !v.IsSigned {
-			st.kind = kindUint
+			st.Kind = convert.KindUint
 			if v.BitWidth == 64 {
-				return true, fmt.Errorf("%w: Parquet type %s (unsigned 64-bit)", ErrUnsupportedSourceType, st.desc)
+				return true, fmt.Errorf("%w: Parquet type %s (unsigned 64-bit)", segments.ErrUnsupportedSourceType, st.Desc)
 			}
 		}
 	case *format.GeometryType, *format.GeographyType:
-		st.kind = kindGeo
+		st.Kind = convert.KindGeo
 	case *format.BsonType:
-		st.kind = kindBinary
+		st.Kind = convert.KindBinary
 	case *format.Float16Type:
-		return true, fmt.Errorf("%w: Parquet type %s", ErrUnsupportedSourceType, st.desc)
+		return true, fmt.Errorf("%w: Parquet type %s", segments.ErrUnsupportedSourceType, st.Desc)
 	default:
 		return false, nil
 	}
 	return true, nil
 }
 
-func parquetUnit(u format.TimeUnit) timeUnit {
+func parquetUnit(u format.TimeUnit) convert.TimeUnit {
 	switch u.Value.(type) {
 	case *format.MilliSeconds:
-		return tuMillis
+		return convert.Millis
 	case *format.NanoSeconds:
-		return tuNanos
+		return convert.Nanos
 	}
-	return tuMicros
+	return convert.Micros
 }
 
 // parquetTypeName names a column type as errors show it.
@@ -100,33 +102,33 @@ func parquetTypeName(t parquet.Type) string {
 
 // inferredDataType is the Pinot data type a Parquet source type becomes
 // when no schema is given.
-func inferredDataType(st srcType) (pinot.DataType, error) {
-	switch st.kind {
-	case kindBool:
+func inferredDataType(st convert.Type) (pinot.DataType, error) {
+	switch st.Kind {
+	case convert.KindBool:
 		return pinot.Boolean, nil
-	case kindInt, kindUint:
-		if st.bits > 32 || (st.kind == kindUint && st.bits == 32) {
+	case convert.KindInt, convert.KindUint:
+		if st.Bits > 32 || (st.Kind == convert.KindUint && st.Bits == 32) {
 			return pinot.Long, nil
 		}
 		return pinot.Int, nil
-	case kindFloat32:
+	case convert.KindFloat32:
 		return pinot.Float, nil
-	case kindFloat64:
+	case convert.KindFloat64:
 		return pinot.Double, nil
-	case kindString, kindUUID:
+	case convert.KindString, convert.KindUUID:
 		return pinot.String, nil
-	case kindBinary, kindGeo:
+	case convert.KindBinary, convert.KindGeo:
 		return pinot.Bytes, nil
-	case kindDecimal:
+	case convert.KindDecimal:
 		return pinot.BigDecimal, nil
-	case kindDate:
+	case convert.KindDate:
 		return pinot.Int, nil
-	case kindTime:
+	case convert.KindTime:
 		return pinot.Long, nil
-	case kindTimestamp, kindInt96:
+	case convert.KindTimestamp, convert.KindInt96:
 		return pinot.Timestamp, nil
-	case kindNested:
+	case convert.KindNested:
 		return pinot.JSON, nil
 	}
-	return "", fmt.Errorf("%w: %s", ErrUnsupportedSourceType, st.desc)
+	return "", fmt.Errorf("%w: %s", segments.ErrUnsupportedSourceType, st.Desc)
 }

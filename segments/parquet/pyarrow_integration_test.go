@@ -1,6 +1,6 @@
 //go:build integration
 
-package segments_test
+package parquet_test
 
 import (
 	"bufio"
@@ -13,7 +13,8 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/pinot"
-	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/sourcetest"
+	"github.com/floehq/floe/segments/parquet"
 )
 
 // pyarrowSchema is the Pinot schema the pyarrow fixtures are read with.
@@ -32,12 +33,12 @@ func pyarrowSchema() *pinot.Schema {
 	}}
 }
 
-// TestParquetSource_pyarrowFiles reads files pyarrow wrote (v1 pages that
+// TestSource_pyarrowFiles reads files pyarrow wrote (v1 pages that
 // split lists, dictionary strings, INT32/INT64/FLBA decimals, INT96
 // timestamps, non-compliant list names, structs, maps) and compares every
 // cell with the values pyarrow was given.
-func TestParquetSource_pyarrowFiles(t *testing.T) {
-	py := filepath.Join("..", ".venv", "bin", "python")
+func TestSource_pyarrowFiles(t *testing.T) {
+	py := filepath.Join("..", "..", ".venv", "bin", "python")
 	if _, err := os.Stat(py); err != nil {
 		t.Fatalf("pyarrow is missing: run scripts/setup-python.sh (creates .venv with pyarrow): %v", err)
 	}
@@ -49,13 +50,13 @@ func TestParquetSource_pyarrowFiles(t *testing.T) {
 	schema := pyarrowSchema()
 	for _, file := range []string{"legacy.parquet", "int96.parquet"} {
 		t.Run(file, func(t *testing.T) {
-			src, err := segments.OpenParquetFile(context.Background(), filepath.Join(dir, file), segments.ParquetSourceConfig{
+			src, err := parquet.OpenFile(context.Background(), filepath.Join(dir, file), parquet.Config{
 				Schema: schema, BatchRows: 333, Columns: map[string]string{"st_a": "st.a"}})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer src.Close()
-			got := readAll(t, src, schema)
+			got := sourcetest.ReadAll(t, src, schema)
 			if len(got) != len(want) {
 				t.Fatalf("read %d rows, want %d", len(got), len(want))
 			}

@@ -1,4 +1,4 @@
-package segments
+package convert
 
 import (
 	"encoding/base64"
@@ -6,18 +6,46 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/extensions"
+
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/text"
 )
 
-// appendArrowJSON appends the JSON text of arr[i]. Struct fields keep the
+// AppendJSON appends the JSON text of arr's values at idx (nil: every
+// slot) to v.Bytes, nil for a null value; the text lives in c.Arena.
+func (c *Converter) AppendJSON(v *segments.Vector, arr arrow.Array, idx []int) error {
+	n := len(idx)
+	if idx == nil {
+		n = arr.Len()
+	}
+	for k := 0; k < n; k++ {
+		i := k
+		if idx != nil {
+			i = idx[k]
+		}
+		if arr.IsNull(i) {
+			v.Bytes = append(v.Bytes, nil)
+			continue
+		}
+		start := len(c.Arena)
+		var err error
+		if c.Arena, err = appendJSON(c.Arena, arr, i); err != nil {
+			return err
+		}
+		v.Bytes = append(v.Bytes, c.Arena[start:len(c.Arena):len(c.Arena)])
+	}
+	return nil
+}
+
+// appendJSON appends the JSON text of arr[i]. Struct fields keep the
 // schema's order; map entries keep their order; binaries are base64;
 // timestamps are epoch millis; dates are ISO dates; NaN and infinities
 // become null (JSON has no such numbers).
-func appendArrowJSON(dst []byte, arr arrow.Array, i int) ([]byte, error) {
+func appendJSON(dst []byte, arr arrow.Array, i int) ([]byte, error) {
 	if arr.IsNull(i) {
 		return append(dst, "null"...), nil
 	}
@@ -31,19 +59,19 @@ func appendArrowJSON(dst []byte, arr arrow.Array, i int) ([]byte, error) {
 	case *extensions.VariantArray:
 		val, err := a.Value(i)
 		if err != nil {
-			return dst, fmt.Errorf("%w: decode variant: %v", ErrCorruptSource, err)
+			return dst, fmt.Errorf("%w: decode variant: %v", segments.ErrCorruptSource, err)
 		}
 		b, err := val.MarshalJSON()
 		if err != nil {
-			return dst, fmt.Errorf("%w: render variant: %v", ErrCorruptSource, err)
+			return dst, fmt.Errorf("%w: render variant: %v", segments.ErrCorruptSource, err)
 		}
 		return append(dst, b...), nil
 	case *extensions.UUIDArray:
 		dst = append(dst, '"')
-		dst = srcAppendUUID(dst, a.Storage().(*array.FixedSizeBinary).Value(i))
+		dst = text.AppendUUID(dst, a.Storage().(*array.FixedSizeBinary).Value(i))
 		return append(dst, '"'), nil
 	case array.ExtensionArray:
-		return appendArrowJSON(dst, a.Storage(), i)
+		return appendJSON(dst, a.Storage(), i)
 	}
 	return appendScalarJSON(dst, arr, i)
 }
@@ -55,10 +83,10 @@ func appendStructJSON(dst []byte, a *array.Struct, i int) ([]byte, error) {
 		if f > 0 {
 			dst = append(dst, ',')
 		}
-		dst = srcJSONString(dst, st.Field(f).Name)
+		dst = text.AppendJSONString(dst, st.Field(f).Name)
 		dst = append(dst, ':')
 		var err error
-		if dst, err = appendArrowJSON(dst, a.Field(f), i); err != nil {
+		if dst, err = appendJSON(dst, a.Field(f), i); err != nil {
 			return dst, err
 		}
 	}
@@ -73,17 +101,17 @@ func appendMapJSON(dst []byte, a *array.Map, i int) ([]byte, error) {
 		if j > int(start) {
 			dst = append(dst, ',')
 		}
-		key, err := appendArrowJSON(nil, keys, j)
+		key, err := appendJSON(nil, keys, j)
 		if err != nil {
 			return dst, err
 		}
 		if len(key) > 0 && key[0] == '"' {
 			dst = append(dst, key...)
 		} else {
-			dst = srcJSONString(dst, string(key))
+			dst = text.AppendJSONString(dst, string(key))
 		}
 		dst = append(dst, ':')
-		if dst, err = appendArrowJSON(dst, items, j); err != nil {
+		if dst, err = appendJSON(dst, items, j); err != nil {
 			return dst, err
 		}
 	}
@@ -99,7 +127,7 @@ func appendListJSON(dst []byte, a array.ListLike, i int) ([]byte, error) {
 			dst = append(dst, ',')
 		}
 		var err error
-		if dst, err = appendArrowJSON(dst, values, j); err != nil {
+		if dst, err = appendJSON(dst, values, j); err != nil {
 			return dst, err
 		}
 	}
@@ -116,32 +144,32 @@ func appendScalarJSON(dst []byte, arr arrow.Array, i int) ([]byte, error) {
 	case *array.Float64:
 		return srcJSONFloat(dst, a.Value(i), 64), nil
 	case *array.Decimal128:
-		return append(dst, srcDecimalText(Decimal{Unscaled: a.Value(i).BigInt(), Scale: a.DataType().(*arrow.Decimal128Type).Scale})...), nil
+		return append(dst, segments.Decimal{Unscaled: a.Value(i).BigInt(), Scale: a.DataType().(*arrow.Decimal128Type).Scale}.String()...), nil
 	case *array.Decimal256:
-		return append(dst, srcDecimalText(Decimal{Unscaled: a.Value(i).BigInt(), Scale: a.DataType().(*arrow.Decimal256Type).Scale})...), nil
+		return append(dst, segments.Decimal{Unscaled: a.Value(i).BigInt(), Scale: a.DataType().(*arrow.Decimal256Type).Scale}.String()...), nil
 	case *array.Timestamp:
-		u := arrowUnit(a.DataType().(*arrow.TimestampType).Unit)
-		return strconv.AppendInt(dst, srcToMillis(int64(a.Value(i)), u), 10), nil
+		u := ArrowUnit(a.DataType().(*arrow.TimestampType).Unit)
+		return strconv.AppendInt(dst, ToMillis(int64(a.Value(i)), u), 10), nil
 	case *array.Date32:
 		return srcJSONDate(dst, int64(a.Value(i))), nil
 	case *array.Date64:
-		return srcJSONDate(dst, srcFloorDiv(int64(a.Value(i)), srcMillisPerDay)), nil
+		return srcJSONDate(dst, FloorDiv(int64(a.Value(i)), MillisPerDay)), nil
 	case *array.Time64:
-		u := arrowUnit(a.DataType().(*arrow.Time64Type).Unit)
-		return strconv.AppendInt(dst, srcToMicros(int64(a.Value(i)), u), 10), nil
+		u := ArrowUnit(a.DataType().(*arrow.Time64Type).Unit)
+		return strconv.AppendInt(dst, ToMicros(int64(a.Value(i)), u), 10), nil
 	case *array.Time32:
-		u := arrowUnit(a.DataType().(*arrow.Time32Type).Unit)
-		return strconv.AppendInt(dst, srcToMicros(int64(a.Value(i)), u), 10), nil
+		u := ArrowUnit(a.DataType().(*arrow.Time32Type).Unit)
+		return strconv.AppendInt(dst, ToMicros(int64(a.Value(i)), u), 10), nil
 	case *array.String, *array.LargeString, *array.StringView:
-		b, _ := arrowByteValues(arr, []int{i}, nil)
-		return srcJSONString(dst, string(b[0])), nil
+		b, _ := ArrowBytes(arr, []int{i}, nil)
+		return text.AppendJSONString(dst, string(b[0])), nil
 	case *array.Binary, *array.LargeBinary, *array.BinaryView, *array.FixedSizeBinary:
-		b, _ := arrowByteValues(arr, []int{i}, nil)
+		b, _ := ArrowBytes(arr, []int{i}, nil)
 		dst = append(dst, '"')
 		dst = base64.StdEncoding.AppendEncode(dst, b[0])
 		return append(dst, '"'), nil
 	case *array.Int8, *array.Int16, *array.Uint8, *array.Uint16, *array.Uint32:
-		return strconv.AppendInt(dst, srcSmallInt(a, i), 10), nil
+		return strconv.AppendInt(dst, ArrowSmallInt(a, i), 10), nil
 	case *array.Int32:
 		return strconv.AppendInt(dst, int64(a.Value(i)), 10), nil
 	case *array.Int64:
@@ -151,7 +179,7 @@ func appendScalarJSON(dst []byte, arr arrow.Array, i int) ([]byte, error) {
 	case *array.Null:
 		return append(dst, "null"...), nil
 	}
-	return dst, fmt.Errorf("%w: Arrow type %s inside a nested value", ErrUnsupportedSourceType, arr.DataType())
+	return dst, fmt.Errorf("%w: Arrow type %s inside a nested value", segments.ErrUnsupportedSourceType, arr.DataType())
 }
 
 func srcJSONFloat(dst []byte, f float64, bits int) []byte {
@@ -164,34 +192,5 @@ func srcJSONFloat(dst []byte, f float64, bits int) []byte {
 func srcJSONDate(dst []byte, days int64) []byte {
 	dst = append(dst, '"')
 	dst = time.Unix(days*86400, 0).UTC().AppendFormat(dst, time.DateOnly)
-	return append(dst, '"')
-}
-
-// srcJSONString appends s as a JSON string: quotes, backslashes and
-// control characters escaped, invalid UTF-8 replaced by U+FFFD.
-func srcJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); {
-		b := s[i]
-		if b < utf8.RuneSelf {
-			switch {
-			case b == '"' || b == '\\':
-				dst = append(dst, '\\', b)
-			case b < 0x20:
-				dst = append(dst, '\\', 'u', '0', '0', srcHexDigits[b>>4], srcHexDigits[b&0xf])
-			default:
-				dst = append(dst, b)
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			dst = append(dst, "\ufffd"...)
-		} else {
-			dst = append(dst, s[i:i+size]...)
-		}
-		i += size
-	}
 	return append(dst, '"')
 }

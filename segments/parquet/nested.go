@@ -1,4 +1,4 @@
-package segments
+package parquet
 
 import (
 	"context"
@@ -10,6 +10,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/arrow-go/v18/parquet/file"
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
+
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/convert"
 )
 
 // pqNestedReader renders a nested Parquet field (struct, map, variant,
@@ -19,8 +22,9 @@ type pqNestedReader struct {
 	b    *pqBinding
 	col  *pqarrow.ColumnReader
 	held *arrow.Chunked
-	conv *converter
-	ac   arrowColumn
+	conv *convert.Converter
+	// nulls and parent are reused from batch to batch.
+	nulls, parent []bool
 }
 
 // pqArrowFile is the Arrow view of a Parquet file, opened on first use.
@@ -36,11 +40,11 @@ func (f *pqArrowFile) open() (*pqarrow.FileReader, error) {
 	}
 	pf, err := file.NewParquetReader(io.NewSectionReader(f.r, 0, f.sz))
 	if err != nil {
-		return nil, fmt.Errorf("%w: open for nested columns: %v", ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: open for nested columns: %v", segments.ErrCorruptSource, err)
 	}
 	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 8192}, memory.DefaultAllocator)
 	if err != nil {
-		return nil, fmt.Errorf("%w: open for nested columns: %v", ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: open for nested columns: %v", segments.ErrCorruptSource, err)
 	}
 	f.fr = fr
 	return fr, nil
@@ -53,37 +57,37 @@ func newNestedReader(ctx context.Context, af *pqArrowFile, b *pqBinding) (*pqNes
 	}
 	col, err := fr.GetColumn(ctx, b.top)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read nested column: %v", ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: read nested column: %v", segments.ErrCorruptSource, err)
 	}
-	conv, err := newConverter(b.src, b.field)
+	conv, err := convert.New(b.src, b.field)
 	if err != nil {
 		return nil, err
 	}
-	return &pqNestedReader{b: b, col: col, conv: conv, ac: arrowColumn{field: b.field, conv: conv}}, nil
+	return &pqNestedReader{b: b, col: col, conv: conv}, nil
 }
 
 // fill appends the next n rows as JSON text.
-func (r *pqNestedReader) fill(v *Vector, n int) (err error) {
+func (r *pqNestedReader) fill(v *segments.Vector, n int) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("%w: decode nested column: %v", ErrCorruptSource, p)
+			err = fmt.Errorf("%w: decode nested column: %v", segments.ErrCorruptSource, p)
 		}
 	}()
-	srcResetVector(v)
-	r.conv.reset()
+	v.Reset()
+	r.conv.Reset()
 	r.release()
 	chunked, err := r.col.NextBatch(int64(n))
 	if err != nil {
-		return fmt.Errorf("%w: read nested column: %v", ErrCorruptSource, err)
+		return fmt.Errorf("%w: read nested column: %v", segments.ErrCorruptSource, err)
 	}
 	r.held = chunked
 	if chunked.Len() != n {
-		return fmt.Errorf("%w: nested column has %d rows, want %d", ErrCorruptSource, chunked.Len(), n)
+		return fmt.Errorf("%w: nested column has %d rows, want %d", segments.ErrCorruptSource, chunked.Len(), n)
 	}
-	nulls := r.ac.scratch.mvNulls[:0]
+	nulls := r.nulls[:0]
 	anyNull := false
 	for _, chunk := range chunked.Chunks() {
-		arr, cn, err := descendStruct(chunk, r.b.sub)
+		arr, cn, err := descendStruct(chunk, r.b.sub, &r.parent)
 		if err != nil {
 			return err
 		}
@@ -92,11 +96,11 @@ func (r *pqNestedReader) fill(v *Vector, n int) (err error) {
 			nulls = append(nulls, null)
 			anyNull = anyNull || null
 		}
-		if err := r.ac.appendArrowJSON(v, arr, nil); err != nil {
+		if err := r.conv.AppendJSON(v, arr, nil); err != nil {
 			return err
 		}
 	}
-	r.ac.scratch.mvNulls = nulls
+	r.nulls = nulls
 	if anyNull {
 		v.Nulls = nulls
 		for i, null := range nulls {
@@ -109,19 +113,18 @@ func (r *pqNestedReader) fill(v *Vector, n int) (err error) {
 }
 
 // descendStruct walks struct fields by name, collecting parent nulls.
-func descendStruct(arr arrow.Array, names []string) (arrow.Array, []bool, error) {
+func descendStruct(arr arrow.Array, names []string, buf *[]bool) (arrow.Array, []bool, error) {
 	var nulls []bool
 	for _, name := range names {
 		st, ok := arr.(*array.Struct)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: %s is not a struct", ErrColumnMismatch, name)
+			return nil, nil, fmt.Errorf("%w: %s is not a struct", segments.ErrColumnMismatch, name)
 		}
 		idx, ok := st.DataType().(*arrow.StructType).FieldIdx(name)
 		if !ok {
-			return nil, nil, fmt.Errorf("%w: no struct field %s", ErrColumnMismatch, name)
+			return nil, nil, fmt.Errorf("%w: no struct field %s", segments.ErrColumnMismatch, name)
 		}
-		var buf []bool
-		nulls = mergeNulls(nulls, st, &buf)
+		nulls = convert.MergeNulls(nulls, st, buf)
 		arr = st.Field(idx)
 	}
 	return arr, nulls, nil

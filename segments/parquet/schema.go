@@ -1,4 +1,4 @@
-package segments
+package parquet
 
 import (
 	"fmt"
@@ -8,6 +8,8 @@ import (
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/convert"
 )
 
 // pqBinding is one Pinot column bound to the Parquet column that feeds it:
@@ -15,7 +17,7 @@ import (
 // nested field rendered as JSON.
 type pqBinding struct {
 	field  pinot.FieldSpec
-	src    srcType
+	src    convert.Type
 	leaf   *parquet.Column // primitive leaf; nil for nested fields
 	top    int             // nested: index of the top-level field
 	sub    []string        // nested: struct field names below the top-level field
@@ -37,14 +39,14 @@ func resolveParquetPath(root *parquet.Column, path string) (*parquet.Column, []s
 			}
 		}
 		if best == nil {
-			return nil, nil, fmt.Errorf("%w: no Parquet column %q", ErrColumnMismatch, path)
+			return nil, nil, fmt.Errorf("%w: no Parquet column %q", segments.ErrColumnMismatch, path)
 		}
 		names = append(names, best.Name())
 		node = best
 		rest = strings.TrimPrefix(rest[len(best.Name()):], ".")
 	}
 	if node == root {
-		return nil, nil, fmt.Errorf("%w: empty Parquet column path", ErrColumnMismatch)
+		return nil, nil, fmt.Errorf("%w: empty Parquet column path", segments.ErrColumnMismatch)
 	}
 	return node, names, nil
 }
@@ -90,12 +92,12 @@ func classifyParquet(root, node *parquet.Column, names []string) (pqBinding, err
 		if err != nil {
 			return b, err
 		}
-		st.repeated = leaf.MaxRepetitionLevel() == 1
+		st.Repeated = leaf.MaxRepetitionLevel() == 1
 		b.src, b.leaf = st, leaf
 		return b, nil
 	}
 	if leaf != nil || hasRepeatedAncestor(root, names) {
-		return b, fmt.Errorf("%w: Parquet column %s is nested inside a list", ErrUnsupportedSourceType, b.source)
+		return b, fmt.Errorf("%w: Parquet column %s is nested inside a list", segments.ErrUnsupportedSourceType, b.source)
 	}
 	for i, c := range root.Columns() {
 		if c.Name() == names[0] {
@@ -103,7 +105,7 @@ func classifyParquet(root, node *parquet.Column, names []string) (pqBinding, err
 		}
 	}
 	b.sub = names[1:]
-	b.src = srcType{kind: kindNested, desc: "Parquet group " + node.Type().String()}
+	b.src = convert.Type{Kind: convert.KindNested, Desc: "Parquet group " + node.Type().String()}
 	return b, nil
 }
 
@@ -129,7 +131,7 @@ func bindParquet(root *parquet.Column, schema *pinot.Schema, columns map[string]
 		}
 		b, err := bindParquetField(root, f, path)
 		if err != nil {
-			return nil, &SourceError{Column: f.Name, Err: err}
+			return nil, &segments.SourceError{Column: f.Name, Err: err}
 		}
 		out = append(out, b)
 	}
@@ -146,13 +148,13 @@ func bindParquetField(root *parquet.Column, f pinot.FieldSpec, path string) (pqB
 		return pqBinding{}, err
 	}
 	b.field = f
-	if err := checkConversion(b.src, f); err != nil {
+	if err := convert.Check(b.src, f); err != nil {
 		return pqBinding{}, fmt.Errorf("read Parquet column %s: %w", b.source, err)
 	}
 	return b, nil
 }
 
-// InferParquetSchema derives a plain Pinot schema from a Parquet file's
+// InferSchema derives a plain Pinot schema from a Parquet file's
 // columns, one Pinot column per top-level Parquet field:
 //
 //   - BOOLEAN → BOOLEAN; INT32 and narrower integers → INT; INT64 and
@@ -169,29 +171,29 @@ func bindParquetField(root *parquet.Column, f pinot.FieldSpec, path string) (pqB
 // 1:MILLISECONDS:EPOCH; INT: 1:DAYS:EPOCH). Column-based null handling is
 // on; required Parquet columns are notNull, except lists (Pinot reads an
 // empty list as null).
-func InferParquetSchema(root *parquet.Column, table, timeColumn string) (*pinot.Schema, error) {
+func InferSchema(root *parquet.Column, table, timeColumn string) (*pinot.Schema, error) {
 	s := &pinot.Schema{Name: table, EnableColumnNullHandle: true}
 	for _, c := range root.Columns() {
 		b, err := classifyParquet(root, c, []string{c.Name()})
 		if err != nil {
-			return nil, &SourceError{Column: c.Name(), Err: err}
+			return nil, &segments.SourceError{Column: c.Name(), Err: err}
 		}
 		dt, err := inferredDataType(b.src)
 		if err != nil {
-			return nil, &SourceError{Column: c.Name(), Err: err}
+			return nil, &segments.SourceError{Column: c.Name(), Err: err}
 		}
 		f := pinot.FieldSpec{Name: c.Name(), DataType: dt, FieldType: pinot.Dimension,
-			SingleValue: !b.src.repeated, NotNull: c.Required() && !b.src.repeated}
+			SingleValue: !b.src.Repeated, NotNull: c.Required() && !b.src.Repeated}
 		if c.Name() == timeColumn {
 			if err := makeTimeField(&f); err != nil {
-				return nil, &SourceError{Column: c.Name(), Err: err}
+				return nil, &segments.SourceError{Column: c.Name(), Err: err}
 			}
 		}
 		s.Fields = append(s.Fields, f)
 	}
 	if timeColumn != "" {
 		if _, ok := s.Field(timeColumn); !ok {
-			return nil, &SourceError{Column: timeColumn, Err: fmt.Errorf("%w: time column not in the file", ErrColumnMismatch)}
+			return nil, &segments.SourceError{Column: timeColumn, Err: fmt.Errorf("%w: time column not in the file", segments.ErrColumnMismatch)}
 		}
 	}
 	return s, nil
@@ -200,7 +202,7 @@ func InferParquetSchema(root *parquet.Column, table, timeColumn string) (*pinot.
 // makeTimeField turns an inferred field into the DATE_TIME time column.
 func makeTimeField(f *pinot.FieldSpec) error {
 	if !f.SingleValue {
-		return fmt.Errorf("%w: time column must be single-value", ErrColumnMismatch)
+		return fmt.Errorf("%w: time column must be single-value", segments.ErrColumnMismatch)
 	}
 	switch f.DataType {
 	case pinot.Timestamp:
@@ -210,7 +212,7 @@ func makeTimeField(f *pinot.FieldSpec) error {
 	case pinot.Int:
 		f.Format, f.Granularity = "1:DAYS:EPOCH", "1:DAYS"
 	default:
-		return fmt.Errorf("%w: time column of type %s", ErrUnsupportedConversion, f.DataType)
+		return fmt.Errorf("%w: time column of type %s", segments.ErrUnsupportedConversion, f.DataType)
 	}
 	f.FieldType = pinot.DateTime
 	return nil

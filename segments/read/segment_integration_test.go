@@ -1,11 +1,10 @@
 //go:build integration
 
-package segments_test
+package read_test
 
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -23,6 +22,7 @@ import (
 	"github.com/floehq/floe/internal/pinottest"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/read"
 )
 
 type pcNested struct {
@@ -130,10 +130,10 @@ func writeParquet[T any](t *testing.T, name string, rows []T, opts ...parquet.Wr
 	return parquettest.WriteFile(t, filepath.Join(t.TempDir(), name), rows, opts...)
 }
 
-// TestOpenSegment_pinotCreated reads segments that Pinot's own creator made
+// TestOpen_pinotCreated reads segments that Pinot's own creator made
 // from a Parquet file and checks floe's reader (and what floe inspect
 // prints) against what Pinot's own reader returns, doc by doc.
-func TestOpenSegment_pinotCreated(t *testing.T) {
+func TestOpen_pinotCreated(t *testing.T) {
 	h := pinottest.New(t)
 	input := writeParquet(t, "pc.parquet", makePCRows(3000), parquet.MaxRowsPerRowGroup(1000))
 	for name, ic := range pcTableConfigs {
@@ -150,7 +150,7 @@ func TestOpenSegment_pinotCreated(t *testing.T) {
 				checkForward(t, dir, "i", "dictionary, sorted")
 			}
 			for _, p := range []string{dir, tarPath} {
-				seg, err := segments.OpenSegment(p)
+				seg, err := read.Open(p)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -162,7 +162,7 @@ func TestOpenSegment_pinotCreated(t *testing.T) {
 }
 
 // compareWithPinot checks every value of every column against Pinot's.
-func compareWithPinot(t *testing.T, seg *segments.Segment, dump pinottest.SegmentDump) {
+func compareWithPinot(t *testing.T, seg *read.Segment, dump pinottest.SegmentDump) {
 	t.Helper()
 	if seg.TotalDocs != dump.TotalDocs || len(seg.Columns) != len(dump.Columns) {
 		t.Fatalf("segment has %d docs %d columns; Pinot: %d docs %d columns", seg.TotalDocs, len(seg.Columns), dump.TotalDocs, len(dump.Columns))
@@ -221,10 +221,10 @@ func sameValue(v any, pv pinottest.Value) bool {
 
 // compareInspectRows checks floe inspect --rows output against JSON built
 // from Pinot's values.
-func compareInspectRows(t *testing.T, seg *segments.Segment, dump pinottest.SegmentDump) {
+func compareInspectRows(t *testing.T, seg *read.Segment, dump pinottest.SegmentDump) {
 	t.Helper()
 	var out bytes.Buffer
-	if err := segments.WriteRowsJSON(&out, seg, -1); err != nil {
+	if err := read.WriteRowsJSON(&out, seg, -1); err != nil {
 		t.Fatal(err)
 	}
 	sc := bufio.NewScanner(&out)
@@ -292,91 +292,6 @@ func pinotJSON(c pinottest.ColumnInfo, v pinottest.Value) any {
 	return conv(v.V)
 }
 
-// TestBuild_parquetLoadsInPinot converts a generated Parquet file with
-// every physical and logical type through ParquetSource and Build, loads
-// the segment with Pinot's own loader and compares every value with the
-// source rows.
-func TestBuild_parquetLoadsInPinot(t *testing.T) {
-	h := pinottest.New(t)
-	var rows []pqRow
-	for i := 0; i < pqRows; i++ {
-		rows = append(rows, makePQRow(i))
-	}
-	path := writePQFile(t, rows)
-	schema := pqSchema()
-	schema.EnableColumnNullHandle = true
-	for _, noDict := range [][]string{nil, {"i32", "opt_i64", "str", "bin", "dec_fix", "id", "tags", "names", "nested", "legacy"}} {
-		t.Run(fmt.Sprint("raw columns ", noDict), func(t *testing.T) {
-			src, err := segments.OpenParquetFile(context.Background(), path, segments.ParquetSourceConfig{
-				Schema: schema, BatchRows: 100, Columns: map[string]string{"nested_a": "nested.a", "day_int": "day"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			res, err := segments.Build(context.Background(), src, segments.Config{Schema: schema, TableName: "t",
-				SegmentName: "types_0", NoDictionary: noDict}, t.TempDir())
-			if err != nil {
-				t.Fatal(err)
-			}
-			dump := h.ReadSegments(t, []string{res.Dir})[0]
-			if len(dump.Rows) != len(rows) {
-				t.Fatalf("Pinot read %d rows, want %d", len(dump.Rows), len(rows))
-			}
-			for i, r := range rows {
-				want := expectedPQRow(r)
-				for c, f := range schema.Fields {
-					if got := pinotCell(dump.Rows[i][f.Name], f); got != normalizeCell(want[c], f) {
-						t.Fatalf("row %d column %s: Pinot read %s, want %s", i, f.Name, got, normalizeCell(want[c], f))
-					}
-				}
-			}
-		})
-	}
-}
-
-// pinotCell renders a Pinot value like cellValue renders a Vector cell.
-func pinotCell(v pinottest.Value, f pinot.FieldSpec) string {
-	if v.Null {
-		return "<nil>"
-	}
-	one := func(x any) string {
-		switch y := x.(type) {
-		case int32:
-			return strconv.FormatInt(int64(y), 10)
-		case float32:
-			return fmt.Sprint(float64(y))
-		case *big.Rat:
-			return y.RatString()
-		case []byte:
-			return string(y)
-		}
-		return fmt.Sprint(x)
-	}
-	if list, ok := v.V.([]any); ok {
-		parts := make([]string, len(list))
-		for i, e := range list {
-			parts[i] = one(e)
-		}
-		return "[" + strings.Join(parts, " ") + "]"
-	}
-	return one(v.V)
-}
-
-// normalizeCell renders an expected value; decimals ("Ne-S") as rationals.
-func normalizeCell(v any, f pinot.FieldSpec) string {
-	if v == nil {
-		return "<nil>"
-	}
-	if f.DataType == pinot.BigDecimal {
-		s := fmt.Sprint(v)
-		unscaled, scale, _ := strings.Cut(s, "e-")
-		n, _ := new(big.Int).SetString(unscaled, 10)
-		sc, _ := strconv.Atoi(scale)
-		return new(big.Rat).SetFrac(n, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(sc)), nil)).RatString()
-	}
-	return fmt.Sprint(v)
-}
-
 // decimalRat is unscaled × 10^-scale (scale may be negative).
 func decimalRat(d segments.Decimal) *big.Rat {
 	pow := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(max(d.Scale, -d.Scale))), nil)
@@ -386,10 +301,10 @@ func decimalRat(d segments.Decimal) *big.Rat {
 	return new(big.Rat).SetFrac(d.Unscaled, pow)
 }
 
-// TestOpenSegment_v1 rewrites a Pinot-made v3 segment into the v1 layout
+// TestOpen_v1 rewrites a Pinot-made v3 segment into the v1 layout
 // (one file per index, as Pinot's v1 writer names them), checks that
 // Pinot's loader accepts it and that floe's reader reads the same values.
-func TestOpenSegment_v1(t *testing.T) {
+func TestOpen_v1(t *testing.T) {
 	h := pinottest.New(t)
 	input := writeParquet(t, "pc.parquet", makePCRows(700))
 	for _, name := range []string{"dictionary", "raw v4 codecs"} {
@@ -401,7 +316,7 @@ func TestOpenSegment_v1(t *testing.T) {
 			if dump.Version != "v1" {
 				t.Fatalf("Pinot loaded the rewritten segment as %s, want v1", dump.Version)
 			}
-			seg, err := segments.OpenSegment(v1)
+			seg, err := read.Open(v1)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -508,16 +423,16 @@ const pcDeltaConfig = `"tableIndexConfig": {"noDictionaryColumns": ["i","l","ts"
     {"name": "l", "encodingType": "RAW", "compressionCodec": "DELTA"},
     {"name": "ts", "encodingType": "RAW", "compressionCodec": "DELTADELTA"}]`
 
-// TestOpenSegment_pinotDelta reads DELTA/DELTADELTA chunks Pinot wrote and
+// TestOpen_pinotDelta reads DELTA/DELTADELTA chunks Pinot wrote and
 // compares them with the source rows. (Pinot 1.5.1's own record reader
 // returns wrong values for DELTA INT columns after the first doc, so the
 // source, not Pinot's reader, is the reference here.)
-func TestOpenSegment_pinotDelta(t *testing.T) {
+func TestOpen_pinotDelta(t *testing.T) {
 	h := pinottest.New(t)
 	rows := makePCRows(2500)
 	input := writeParquet(t, "pc.parquet", rows)
 	dir := h.CreateSegment(t, input, []byte(pcSchema), pcTableConfig(pcDeltaConfig), t.TempDir())
-	seg, err := segments.OpenSegment(dir)
+	seg, err := read.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -546,7 +461,7 @@ func TestOpenSegment_pinotDelta(t *testing.T) {
 // so each subtest provably covers the formats it is meant to.
 func checkForward(t *testing.T, dir, column, want string) {
 	t.Helper()
-	seg, err := segments.OpenSegment(dir)
+	seg, err := read.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
