@@ -71,6 +71,9 @@ var (
 	// ErrColumnMismatch: the Pinot schema and the input disagree (a column
 	// is missing, or a list feeds a single-value column).
 	ErrColumnMismatch = errors.New("schema and input columns do not match")
+	// ErrUnsupportedInput: the input uses a feature floe does not read,
+	// such as a compression codec or encryption.
+	ErrUnsupportedInput = errors.New("unsupported")
 	// ErrCorruptSource: the input could not be decoded.
 	ErrCorruptSource = errors.New("corrupt input")
 )

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
 
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/convert"
@@ -62,6 +63,9 @@ func (pv *pqValues) load(page parquet.Page) error {
 	case parquet.Int96:
 		pv.i96 = pv.i96[:0]
 		for _, w := range data.Int96() {
+			if err := checkInt96(w); err != nil {
+				return err
+			}
 			pv.i96 = append(pv.i96, [3]uint32(w))
 		}
 		pv.n = len(pv.i96)
@@ -118,4 +122,17 @@ func (pv *pqValues) convert(conv *convert.Converter, v *segments.Vector, start, 
 	case parquet.Boolean:
 		conv.AppendBools(v, pv.bools[start:end])
 	}
+}
+
+// nanosPerDay bounds an INT96 timestamp's time of day.
+const nanosPerDay = 86_400_000_000_000
+
+// checkInt96 refuses an INT96 timestamp whose time of day (nanoseconds,
+// the low 8 bytes) is not within one day: such a value has no instant,
+// and reading it anyway would shift it by days.
+func checkInt96(w deprecated.Int96) error {
+	if nanos := uint64(w[1])<<32 | uint64(w[0]); nanos >= nanosPerDay {
+		return fmt.Errorf("%w: INT96 timestamp with time of day %d ns (must be below %d)", segments.ErrCorruptSource, int64(nanos), int64(nanosPerDay))
+	}
+	return nil
 }

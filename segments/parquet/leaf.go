@@ -293,6 +293,9 @@ func (r *pqLeafReader) fillLists(v *segments.Vector, n int) error {
 		}
 		start, present := r.vi, 0
 		for ; r.li < r.levels; r.li++ {
+			if !open && rows < n && r.rep[r.li] != 0 {
+				return fmt.Errorf("%w: repetition level %d where a row must start (level 0)", segments.ErrCorruptSource, r.rep[r.li])
+			}
 			if r.rep[r.li] == 0 {
 				if open {
 					closeRow()

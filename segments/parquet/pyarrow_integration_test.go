@@ -72,6 +72,35 @@ func TestSource_pyarrowFiles(t *testing.T) {
 	}
 }
 
+// TestSource_pyarrowFloat16 reads the FLOAT16 column pyarrow wrote as
+// Pinot FLOAT, each value equal to what pyarrow reads back.
+func TestSource_pyarrowFloat16(t *testing.T) {
+	py := filepath.Join("..", "..", ".venv", "bin", "python")
+	dir := t.TempDir()
+	if out, err := exec.CommandContext(t.Context(), py, filepath.Join("testdata", "pyarrow", "write_fixtures.py"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("write fixtures with pyarrow (scripts/setup-python.sh makes .venv): %v\n%s", err, out)
+	}
+	want := readExpectedJSONL(t, filepath.Join(dir, "float16_expected.jsonl"))
+	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
+		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
+		{Name: "h", DataType: pinot.Float, SingleValue: true, FieldType: pinot.Metric},
+	}}
+	src, err := parquet.OpenFile(t.Context(), filepath.Join(dir, "float16.parquet"), parquet.Config{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := sourcetest.ReadAll(t, src, schema)
+	if len(got) != len(want) {
+		t.Fatalf("read %d rows, want %d", len(got), len(want))
+	}
+	for i := range got {
+		if g, w := normalizeJSONValue(got[i][1]), want[i]["h"]; !reflect.DeepEqual(g, w) {
+			t.Fatalf("row %d: h = %#v, pyarrow reads %#v", i, g, w)
+		}
+	}
+}
+
 func readExpectedJSONL(t *testing.T, path string) []map[string]any {
 	t.Helper()
 	f, err := os.Open(path)

@@ -81,14 +81,16 @@ func isLogical[T any](c *parquet.Column) bool {
 }
 
 // classifyParquet describes the node a Pinot column binds to.
-func classifyParquet(root, node *parquet.Column, names []string) (pqBinding, error) {
+func classifyParquet(ft *footer, node *parquet.Column, names []string) (pqBinding, error) {
+	root := ft.root
 	b := pqBinding{source: strings.Join(names, ".")}
 	leaf := node
 	if !node.Leaf() {
 		leaf = listElementLeaf(node)
 	}
 	if leaf != nil && leaf.MaxRepetitionLevel() <= 1 {
-		st, err := parquetLeafType(leaf)
+		el, _ := ft.element(leaf)
+		st, err := parquetLeafType(leaf, el)
 		if err != nil {
 			return b, err
 		}
@@ -122,14 +124,14 @@ func hasRepeatedAncestor(root *parquet.Column, names []string) bool {
 }
 
 // bindParquet binds every field of schema to the file's columns.
-func bindParquet(root *parquet.Column, schema *pinot.Schema, columns map[string]string) ([]pqBinding, error) {
+func bindParquet(ft *footer, schema *pinot.Schema, columns map[string]string) ([]pqBinding, error) {
 	var out []pqBinding
 	for _, f := range schema.Fields {
 		path := f.Name
 		if p, ok := columns[f.Name]; ok {
 			path = p
 		}
-		b, err := bindParquetField(root, f, path)
+		b, err := bindParquetField(ft, f, path)
 		if err != nil {
 			return nil, &segments.SourceError{Column: f.Name, Err: err}
 		}
@@ -138,12 +140,12 @@ func bindParquet(root *parquet.Column, schema *pinot.Schema, columns map[string]
 	return out, nil
 }
 
-func bindParquetField(root *parquet.Column, f pinot.FieldSpec, path string) (pqBinding, error) {
-	node, names, err := resolveParquetPath(root, path)
+func bindParquetField(ft *footer, f pinot.FieldSpec, path string) (pqBinding, error) {
+	node, names, err := resolveParquetPath(ft.root, path)
 	if err != nil {
 		return pqBinding{}, err
 	}
-	b, err := classifyParquet(root, node, names)
+	b, err := classifyParquet(ft, node, names)
 	if err != nil {
 		return pqBinding{}, err
 	}
@@ -154,11 +156,23 @@ func bindParquetField(root *parquet.Column, f pinot.FieldSpec, path string) (pqB
 	return b, nil
 }
 
+// Inferred is a Pinot schema inferred from a Parquet file.
+type Inferred struct {
+	Schema *pinot.Schema
+	// Columns maps a renamed Pinot column to its Parquet column, as
+	// Config.Columns takes it.
+	Columns map[string]string
+	// Skipped holds one *segments.SourceError per top-level Parquet field
+	// that got no Pinot column (a type floe does not read, or a name Pinot
+	// rejects and no rename), for the caller to show as warnings.
+	Skipped []error
+}
+
 // InferSchema derives a plain Pinot schema from a Parquet file's
 // columns, one Pinot column per top-level Parquet field:
 //
 //   - BOOLEAN → BOOLEAN; INT32 and narrower integers → INT; INT64 and
-//     UINT32 → LONG; FLOAT, DOUBLE as they are;
+//     UINT32 → LONG; FLOAT16, FLOAT → FLOAT; DOUBLE → DOUBLE;
 //   - STRING, ENUM, JSON-annotated and UUID → STRING; other binaries,
 //     fixed and geometry/geography → BYTES; DECIMAL → BIG_DECIMAL;
 //   - DATE → INT (days since epoch); TIME → LONG (microseconds);
@@ -166,37 +180,69 @@ func bindParquetField(root *parquet.Column, f pinot.FieldSpec, path string) (pqB
 //   - a list of primitives → a multi-value column of the element's type;
 //     structs, maps, variants and lists of non-primitives → JSON.
 //
-// Every column is a DIMENSION, except timeColumn (if set), which becomes
-// a DATE_TIME column (TIMESTAMP: 1:MILLISECONDS:TIMESTAMP; LONG:
-// 1:MILLISECONDS:EPOCH; INT: 1:DAYS:EPOCH). Column-based null handling is
-// on; required Parquet columns are notNull, except lists (Pinot reads an
-// empty list as null).
-func InferSchema(root *parquet.Column, table, timeColumn string) (*pinot.Schema, error) {
-	s := &pinot.Schema{Name: table, EnableColumnNullHandle: true}
-	for _, c := range root.Columns() {
-		b, err := classifyParquet(root, c, []string{c.Name()})
-		if err != nil {
-			return nil, &segments.SourceError{Column: c.Name(), Err: err}
+// rename maps a Parquet field name to the Pinot column name it gets
+// (for names Pinot rejects, such as "a b" or "a:b"). A field that cannot
+// become a Pinot column is skipped and reported in Inferred.Skipped.
+//
+// Every column is a DIMENSION, except timeColumn (a Pinot name, if set),
+// which becomes a DATE_TIME column (TIMESTAMP: 1:MILLISECONDS:TIMESTAMP;
+// LONG: 1:MILLISECONDS:EPOCH; INT: 1:DAYS:EPOCH). Column-based null
+// handling is on; required Parquet columns are notNull, except lists
+// (Pinot reads an empty list as null).
+func InferSchema(f *parquet.File, table, timeColumn string, rename map[string]string) (*Inferred, error) {
+	ft := newFooter(f)
+	inf := &Inferred{Schema: &pinot.Schema{Name: table, EnableColumnNullHandle: true}, Columns: map[string]string{}}
+	for _, c := range ft.root.Columns() {
+		name := c.Name()
+		if to, ok := rename[name]; ok {
+			name = to
+			inf.Columns[name] = c.Name()
 		}
-		dt, err := inferredDataType(b.src)
+		f, err := inferField(ft, c, name)
 		if err != nil {
-			return nil, &segments.SourceError{Column: c.Name(), Err: err}
+			inf.Skipped = append(inf.Skipped, &segments.SourceError{Column: c.Name(), Err: err})
+			continue
 		}
-		f := pinot.FieldSpec{Name: c.Name(), DataType: dt, FieldType: pinot.Dimension,
-			SingleValue: !b.src.Repeated, NotNull: c.Required() && !b.src.Repeated}
-		if c.Name() == timeColumn {
+		if name == timeColumn {
 			if err := makeTimeField(&f); err != nil {
-				return nil, &segments.SourceError{Column: c.Name(), Err: err}
+				return nil, &segments.SourceError{Column: name, Err: err}
 			}
 		}
-		s.Fields = append(s.Fields, f)
+		inf.Schema.Fields = append(inf.Schema.Fields, f)
 	}
 	if timeColumn != "" {
-		if _, ok := s.Field(timeColumn); !ok {
+		if _, ok := inf.Schema.Field(timeColumn); !ok {
 			return nil, &segments.SourceError{Column: timeColumn, Err: fmt.Errorf("%w: time column not in the file", segments.ErrColumnMismatch)}
 		}
 	}
-	return s, nil
+	return inf, nil
+}
+
+// inferField is the Pinot column a top-level Parquet field becomes.
+func inferField(ft *footer, c *parquet.Column, name string) (pinot.FieldSpec, error) {
+	if err := checkColumnName(name); err != nil {
+		return pinot.FieldSpec{}, err
+	}
+	b, err := classifyParquet(ft, c, []string{c.Name()})
+	if err != nil {
+		return pinot.FieldSpec{}, err
+	}
+	dt, err := inferredDataType(b.src)
+	if err != nil {
+		return pinot.FieldSpec{}, err
+	}
+	return pinot.FieldSpec{Name: name, DataType: dt, FieldType: pinot.Dimension,
+		SingleValue: !b.src.Repeated, NotNull: c.Required() && !b.src.Repeated}, nil
+}
+
+// checkColumnName refuses names Pinot's segment metadata cannot hold (the
+// rule segments.Config.Validate applies).
+func checkColumnName(name string) error {
+	if name == "" || strings.ContainsAny(name, " \t\r\n\f=:\\#!,") || strings.HasPrefix(name, "$") || strings.IndexFunc(name, func(r rune) bool { return r > 0x7e }) >= 0 {
+		return fmt.Errorf("%w: %q is not a Pinot column name (ASCII, no white space or = : \\ # ! , and no leading $); rename it (floe convert --rename 'old=new')",
+			segments.ErrColumnMismatch, name)
+	}
+	return nil
 }
 
 // makeTimeField turns an inferred field into the DATE_TIME time column.

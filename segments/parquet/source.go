@@ -93,9 +93,18 @@ func OpenMetadata(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 			err = fmt.Errorf("%w: %v", segments.ErrCorruptSource, p)
 		}
 	}()
+	var magic [4]byte
+	if size >= 4 {
+		if _, err := r.ReadAt(magic[:], size-4); err == nil && string(magic[:]) == "PARE" {
+			return nil, fmt.Errorf("%w: encrypted Parquet file (encrypted footer)", segments.ErrUnsupportedInput)
+		}
+	}
 	f, err = parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("%w: open Parquet file: %v", segments.ErrCorruptSource, err)
+	}
+	if f.Metadata().EncryptionAlgorithm.Value != nil {
+		return nil, fmt.Errorf("%w: encrypted Parquet file (plaintext footer)", segments.ErrUnsupportedInput)
 	}
 	return f, nil
 }
@@ -109,8 +118,12 @@ func NewSource(ctx context.Context, r io.ReaderAt, size int64, cfg Config) (*Sou
 	if cfg.Schema == nil {
 		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", segments.ErrColumnMismatch)}
 	}
-	binds, err := bindParquet(f.Root(), cfg.Schema, cfg.Columns)
+	ft := newFooter(f)
+	binds, err := bindParquet(ft, cfg.Schema, cfg.Columns)
 	if err != nil {
+		return nil, withFile(err, cfg.Name)
+	}
+	if err := ft.checkChunks(binds); err != nil {
 		return nil, withFile(err, cfg.Name)
 	}
 	s := &Source{name: cfg.Name, file: f, groups: f.RowGroups(), batchN: cfg.BatchRows}

@@ -326,10 +326,14 @@ func TestInferParquetSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := floeparquet.InferSchema(pf.Root(), "tbl", "ts_us")
+	inf, err := floeparquet.InferSchema(pf, "tbl", "ts_us", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(inf.Skipped) != 0 {
+		t.Errorf("skipped %v", inf.Skipped)
+	}
+	s := inf.Schema
 	want := map[string]string{
 		"i32": "INT sv", "i16": "INT sv", "opt_i64": "LONG sv", "f32": "FLOAT sv", "f64": "DOUBLE sv",
 		"flag": "BOOLEAN sv", "str": "STRING sv", "bin": "BYTES sv", "fixed": "BYTES sv", "ts_us": "TIMESTAMP sv",
@@ -361,7 +365,7 @@ func TestInferParquetSchema(t *testing.T) {
 	if req, _ := s.Field("i32"); !req.NotNull {
 		t.Errorf("required column not inferred notNull")
 	}
-	if _, err := floeparquet.InferSchema(pf.Root(), "tbl", "nope"); !errors.Is(err, segments.ErrColumnMismatch) {
+	if _, err := floeparquet.InferSchema(pf, "tbl", "nope", nil); !errors.Is(err, segments.ErrColumnMismatch) {
 		t.Errorf("missing time column: err = %v", err)
 	}
 }

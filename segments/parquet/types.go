@@ -11,10 +11,18 @@ import (
 	"github.com/floehq/floe/segments/internal/convert"
 )
 
-// parquetLeafType describes a Parquet primitive column as a source type.
-func parquetLeafType(col *parquet.Column) (convert.Type, error) {
+// parquetLeafType describes a Parquet primitive column as a source type;
+// el is the column's schema element in the footer.
+func parquetLeafType(col *parquet.Column, el format.SchemaElement) (convert.Type, error) {
 	t := col.Type()
 	st := convert.Type{Desc: parquetTypeName(t)}
+	if pt, ok := el.Type.Get(); ok && (pt < format.Boolean || pt > format.FixedLenByteArray) {
+		return st, fmt.Errorf("%w: Parquet physical type %d (the format defines 0 to 7)", segments.ErrUnsupportedSourceType, pt)
+	}
+	if _, ok := el.LogicalType.Value.(*format.Float16Type); ok && t.Kind() == parquet.FixedLenByteArray && t.Length() == 2 {
+		st.Kind, st.Desc = convert.KindFloat16, "FIXED_LEN_BYTE_ARRAY(2) FLOAT16"
+		return st, nil
+	}
 	lt := t.LogicalType()
 	if lt != nil && lt.Value != nil {
 		if ok, err := parquetLogicalType(t, lt, &st); ok || err != nil {
@@ -111,7 +119,7 @@ func inferredDataType(st convert.Type) (pinot.DataType, error) {
 			return pinot.Long, nil
 		}
 		return pinot.Int, nil
-	case convert.KindFloat32:
+	case convert.KindFloat32, convert.KindFloat16:
 		return pinot.Float, nil
 	case convert.KindFloat64:
 		return pinot.Double, nil

@@ -10,8 +10,6 @@ import (
 	"github.com/golang/snappy"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
-
-	"github.com/floehq/floe/segments"
 )
 
 // chunkCodecNames names Pinot's chunk compression type ids (format: never
@@ -49,7 +47,7 @@ func newChunkDecoder(codec, maxSize int, gzipOrder binary.ByteOrder) (*chunkDeco
 		}
 		d.zstd = z
 	default:
-		return nil, fmt.Errorf("%w: chunk compression %s", segments.ErrUnsupportedSourceType, codecName(codec))
+		return nil, fmt.Errorf("%w: chunk compression %s", ErrUnsupported, codecName(codec))
 	}
 	return d, nil
 }
@@ -68,20 +66,20 @@ func (d *chunkDecoder) decode(src []byte) ([]byte, error) {
 	case 1:
 		out, err := snappy.Decode(nil, src)
 		if err != nil {
-			return nil, fmt.Errorf("%w: snappy chunk: %v", segments.ErrCorruptSource, err)
+			return nil, fmt.Errorf("%w: snappy chunk: %v", ErrCorrupt, err)
 		}
 		return out, nil
 	case 2:
 		out, err := d.zstd.DecodeAll(src, nil)
 		if err != nil {
-			return nil, fmt.Errorf("%w: zstd chunk: %v", segments.ErrCorruptSource, err)
+			return nil, fmt.Errorf("%w: zstd chunk: %v", ErrCorrupt, err)
 		}
 		return out, nil
 	case 3:
 		return lz4Block(src, d.maxSize)
 	case 4:
 		if len(src) < 4 {
-			return nil, fmt.Errorf("%w: short LZ4 chunk", segments.ErrCorruptSource)
+			return nil, fmt.Errorf("%w: short LZ4 chunk", ErrCorrupt)
 		}
 		return lz4Block(src[4:], int(binary.LittleEndian.Uint32(src)))
 	case 5:
@@ -89,17 +87,17 @@ func (d *chunkDecoder) decode(src []byte) ([]byte, error) {
 	case 6, 7:
 		return undelta(src, d.codec == 7)
 	}
-	return nil, fmt.Errorf("%w: chunk compression %s", segments.ErrUnsupportedSourceType, codecName(d.codec))
+	return nil, fmt.Errorf("%w: chunk compression %s", ErrUnsupported, codecName(d.codec))
 }
 
 func lz4Block(src []byte, size int) ([]byte, error) {
 	if size < 0 || size > 1<<31 {
-		return nil, fmt.Errorf("%w: LZ4 chunk size %d", segments.ErrCorruptSource, size)
+		return nil, fmt.Errorf("%w: LZ4 chunk size %d", ErrCorrupt, size)
 	}
 	out := make([]byte, size)
 	n, err := lz4.UncompressBlock(src, out)
 	if err != nil {
-		return nil, fmt.Errorf("%w: LZ4 chunk: %v", segments.ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: LZ4 chunk: %v", ErrCorrupt, err)
 	}
 	return out[:n], nil
 }
@@ -107,16 +105,16 @@ func lz4Block(src []byte, size int) ([]byte, error) {
 // gunzip reads a zlib stream followed by the 4-byte decompressed length.
 func (d *chunkDecoder) gunzip(src []byte) ([]byte, error) {
 	if len(src) < 4 {
-		return nil, fmt.Errorf("%w: short GZIP chunk", segments.ErrCorruptSource)
+		return nil, fmt.Errorf("%w: short GZIP chunk", ErrCorrupt)
 	}
 	want := int(d.gzipOrder.Uint32(src[len(src)-4:]))
 	r, err := zlib.NewReader(bytes.NewReader(src[:len(src)-4]))
 	if err != nil {
-		return nil, fmt.Errorf("%w: GZIP chunk: %v", segments.ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: GZIP chunk: %v", ErrCorrupt, err)
 	}
 	out, err := io.ReadAll(r)
 	if err != nil || len(out) != want {
-		return nil, fmt.Errorf("%w: GZIP chunk: %d bytes, want %d (%v)", segments.ErrCorruptSource, len(out), want, err)
+		return nil, fmt.Errorf("%w: GZIP chunk: %d bytes, want %d (%v)", ErrCorrupt, len(out), want, err)
 	}
 	return out, nil
 }
@@ -128,12 +126,12 @@ func (d *chunkDecoder) gunzip(src []byte) ([]byte, error) {
 // result is the big-endian values.
 func undelta(src []byte, deltaOfDelta bool) ([]byte, error) {
 	if len(src) < 5 || src[0] > 1 {
-		return nil, fmt.Errorf("%w: delta chunk header", segments.ErrCorruptSource)
+		return nil, fmt.Errorf("%w: delta chunk header", ErrCorrupt)
 	}
 	width := 4 << src[0]
 	n := int(int32(binary.BigEndian.Uint32(src[1:])))
 	if n < 0 || n > 1<<28 {
-		return nil, fmt.Errorf("%w: delta chunk of %d values", segments.ErrCorruptSource, n)
+		return nil, fmt.Errorf("%w: delta chunk of %d values", ErrCorrupt, n)
 	}
 	out := make([]byte, n*width)
 	if n == 0 {
@@ -141,7 +139,7 @@ func undelta(src []byte, deltaOfDelta bool) ([]byte, error) {
 	}
 	rest := src[5:]
 	if len(rest) < width {
-		return nil, fmt.Errorf("%w: delta chunk first value", segments.ErrCorruptSource)
+		return nil, fmt.Errorf("%w: delta chunk first value", ErrCorrupt)
 	}
 	copy(out, rest[:width])
 	if n == 1 {
@@ -149,11 +147,11 @@ func undelta(src []byte, deltaOfDelta bool) ([]byte, error) {
 	}
 	rest = rest[width:]
 	if len(rest) < 4 || int(binary.BigEndian.Uint32(rest)) > len(rest)-4 {
-		return nil, fmt.Errorf("%w: delta chunk size", segments.ErrCorruptSource)
+		return nil, fmt.Errorf("%w: delta chunk size", ErrCorrupt)
 	}
 	deltas, err := lz4Block(rest[4:4+int(binary.BigEndian.Uint32(rest))], (n-1)*width)
 	if err != nil || len(deltas) != (n-1)*width {
-		return nil, fmt.Errorf("%w: delta chunk deltas (%v)", segments.ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: delta chunk deltas (%v)", ErrCorrupt, err)
 	}
 	get := func(b []byte, i int) int64 {
 		if width == 4 {

@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/RoaringBitmap/roaring/v2"
-
-	"github.com/floehq/floe/segments"
 )
 
 // ColumnData is one column of a segment, decoded.
@@ -30,7 +28,7 @@ type ColumnData struct {
 func (s *Segment) ReadColumn(name string) (*ColumnData, error) {
 	c, ok := s.Column(name)
 	if !ok {
-		return nil, fmt.Errorf("read column %s: %w: not in segment", name, segments.ErrColumnMismatch)
+		return nil, fmt.Errorf("read column %s: %w in segment %s", name, ErrNoColumn, s.Name)
 	}
 	d, err := s.readColumn(c)
 	if err != nil {
@@ -40,10 +38,13 @@ func (s *Segment) ReadColumn(name string) (*ColumnData, error) {
 }
 
 func (s *Segment) readColumn(c *Column) (*ColumnData, error) {
+	if s.missing != "" {
+		return nil, fmt.Errorf("%w %s", ErrMissingFile, s.missing)
+	}
 	d := &ColumnData{Column: c}
 	fwd, ok := s.buffer(c.Name, rdForward)
 	if !ok {
-		return nil, fmt.Errorf("%w: no forward index", segments.ErrCorruptSource)
+		return nil, fmt.Errorf("%w: no forward index", ErrCorrupt)
 	}
 	var err error
 	if c.HasDictionary {
@@ -57,14 +58,14 @@ func (s *Segment) readColumn(c *Column) (*ColumnData, error) {
 	if nv, ok := s.buffer(c.Name, rdNullVector); ok {
 		bm := roaring.New()
 		if err := bm.UnmarshalBinary(nv); err != nil {
-			return nil, fmt.Errorf("%w: null value vector: %v", segments.ErrCorruptSource, err)
+			return nil, fmt.Errorf("%w: null value vector: %v", ErrCorrupt, err)
 		}
 		d.Nulls = make([]bool, s.TotalDocs)
 		it := bm.Iterator()
 		for it.HasNext() {
 			doc := int(it.Next())
 			if doc >= s.TotalDocs {
-				return nil, fmt.Errorf("%w: null value vector marks doc %d of %d", segments.ErrCorruptSource, doc, s.TotalDocs)
+				return nil, fmt.Errorf("%w: null value vector marks doc %d of %d", ErrCorrupt, doc, s.TotalDocs)
 			}
 			d.Nulls[doc] = true
 			d.NullCount++
@@ -77,9 +78,9 @@ func (s *Segment) readDictColumn(d *ColumnData, fwd []byte) error {
 	c := d.Column
 	db, ok := s.buffer(c.Name, rdDictionary)
 	if !ok {
-		return fmt.Errorf("%w: no dictionary", segments.ErrCorruptSource)
+		return fmt.Errorf("%w: no dictionary", ErrCorrupt)
 	}
-	dict, err := readDictionary(db, c)
+	dict, err := readDictionary(db, c, s.padding)
 	if err != nil {
 		return err
 	}
@@ -96,13 +97,13 @@ func (s *Segment) readDictColumn(d *ColumnData, fwd []byte) error {
 		vals := make([]any, len(list))
 		for i, id := range list {
 			if int(id) >= len(dict) {
-				return fmt.Errorf("%w: doc %d has dictionary id %d of %d", segments.ErrCorruptSource, doc, id, len(dict))
+				return fmt.Errorf("%w: doc %d has dictionary id %d of %d", ErrCorrupt, doc, id, len(dict))
 			}
 			vals[i] = dict[id]
 		}
 		if c.SingleValue {
 			if len(vals) != 1 {
-				return fmt.Errorf("%w: doc %d has no value", segments.ErrCorruptSource, doc)
+				return fmt.Errorf("%w: doc %d has no value", ErrCorrupt, doc)
 			}
 			d.Values[doc] = vals[0]
 		} else {
@@ -116,7 +117,7 @@ func (s *Segment) readRawColumn(d *ColumnData, fwd []byte) error {
 	c := d.Column
 	stored := c.DataType.StoredType()
 	if len(fwd) < 4 {
-		return fmt.Errorf("%w: raw forward index too short", segments.ErrCorruptSource)
+		return fmt.Errorf("%w: raw forward index too short", ErrCorrupt)
 	}
 	version := int(binary.BigEndian.Uint32(fwd))
 	var err error

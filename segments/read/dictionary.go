@@ -15,13 +15,14 @@ import (
 // varLengthMagic starts a var-length dictionary (".vl;"; format: never change).
 var varLengthMagic = []byte(".vl;")
 
-// readDictionary decodes a column's dictionary into stored-type values.
-func readDictionary(b []byte, c *Column) ([]any, error) {
+// readDictionary decodes a column's dictionary into stored-type values;
+// fixed-width STRING entries end at the first padding byte pad.
+func readDictionary(b []byte, c *Column, pad byte) ([]any, error) {
 	n := c.Cardinality
 	stored := c.DataType.StoredType()
 	if w := stored.FixedWidth(); w > 0 {
 		if len(b) != n*w {
-			return nil, fmt.Errorf("%w: dictionary is %d bytes, want %d × %d", segments.ErrCorruptSource, len(b), n, w)
+			return nil, fmt.Errorf("%w: dictionary is %d bytes, want %d × %d", ErrCorrupt, len(b), n, w)
 		}
 		out := make([]any, n)
 		for i := range out {
@@ -36,7 +37,7 @@ func readDictionary(b []byte, c *Column) ([]any, error) {
 	out := make([]any, n)
 	for i, e := range entries {
 		if stored == pinot.String && c.HasDictionary && !isVarLength(b) {
-			if z := bytes.IndexByte(e, 0); z >= 0 {
+			if z := bytes.IndexByte(e, pad); z >= 0 {
 				e = e[:z]
 			}
 		}
@@ -58,20 +59,20 @@ func dictionaryEntries(b []byte, n, width int) ([][]byte, error) {
 		num := int(binary.BigEndian.Uint32(b[8:]))
 		start := int(binary.BigEndian.Uint32(b[12:]))
 		if num != n || start+4*(n+1) > len(b) {
-			return nil, fmt.Errorf("%w: var-length dictionary header", segments.ErrCorruptSource)
+			return nil, fmt.Errorf("%w: var-length dictionary header", ErrCorrupt)
 		}
 		for i := 0; i < n; i++ {
 			lo := int(binary.BigEndian.Uint32(b[start+4*i:]))
 			hi := int(binary.BigEndian.Uint32(b[start+4*i+4:]))
 			if lo > hi || hi > len(b) {
-				return nil, fmt.Errorf("%w: var-length dictionary offsets", segments.ErrCorruptSource)
+				return nil, fmt.Errorf("%w: var-length dictionary offsets", ErrCorrupt)
 			}
 			out = append(out, b[lo:hi])
 		}
 		return out, nil
 	}
 	if len(b) != n*width {
-		return nil, fmt.Errorf("%w: dictionary is %d bytes, want %d × %d", segments.ErrCorruptSource, len(b), n, width)
+		return nil, fmt.Errorf("%w: dictionary is %d bytes, want %d × %d", ErrCorrupt, len(b), n, width)
 	}
 	for i := 0; i < n; i++ {
 		out = append(out, b[i*width:(i+1)*width])
@@ -107,7 +108,7 @@ func bytesValue(stored pinot.DataType, b []byte) (any, error) {
 // scale, then the unscaled value in two's complement, big-endian.
 func decodeBigDecimal(b []byte) (segments.Decimal, error) {
 	if len(b) < 3 {
-		return segments.Decimal{}, fmt.Errorf("%w: BIG_DECIMAL of %d bytes", segments.ErrCorruptSource, len(b))
+		return segments.Decimal{}, fmt.Errorf("%w: BIG_DECIMAL of %d bytes", ErrCorrupt, len(b))
 	}
 	scale := int32(int16(binary.BigEndian.Uint16(b)))
 	d := convert.DecimalFromBE(b[2:], scale)

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/floehq/floe/pinot"
-	"github.com/floehq/floe/segments"
 )
 
 // readBits reads the i-th b-bit value of an MSB-first bit stream.
@@ -14,7 +13,7 @@ func readBits(buf []byte, i, b int) (uint32, error) {
 	pos := i * b
 	first := pos >> 3
 	if (pos+b+7)>>3 > len(buf) {
-		return 0, fmt.Errorf("%w: bit-packed index too short", segments.ErrCorruptSource)
+		return 0, fmt.Errorf("%w: bit-packed index too short", ErrCorrupt)
 	}
 	var word uint64
 	for k := 0; k < 8; k++ {
@@ -34,12 +33,12 @@ func readDictForward(b []byte, c *Column, docs int) (ids [][]uint32, format stri
 	switch {
 	case c.SingleValue && c.Sorted:
 		if len(b) < 8*c.Cardinality {
-			return nil, "", fmt.Errorf("%w: sorted forward index too short", segments.ErrCorruptSource)
+			return nil, "", fmt.Errorf("%w: sorted forward index too short", ErrCorrupt)
 		}
 		for id := 0; id < c.Cardinality; id++ {
 			start, end := int(int32(binary.BigEndian.Uint32(b[8*id:]))), int(int32(binary.BigEndian.Uint32(b[8*id+4:])))
 			if start < 0 || end >= docs || start > end+1 {
-				return nil, "", fmt.Errorf("%w: sorted forward index range %d..%d", segments.ErrCorruptSource, start, end)
+				return nil, "", fmt.Errorf("%w: sorted forward index range %d..%d", ErrCorrupt, start, end)
 			}
 			for d := start; d <= end; d++ {
 				ids[d] = []uint32{uint32(id)}
@@ -63,7 +62,7 @@ func readDictForward(b []byte, c *Column, docs int) (ids [][]uint32, format stri
 func readDictMV(b []byte, c *Column, docs, bits int) ([][]uint32, string, error) {
 	total := c.TotalEntries
 	if docs == 0 || total < docs {
-		return nil, "", fmt.Errorf("%w: MV index with %d values for %d docs", segments.ErrCorruptSource, total, docs)
+		return nil, "", fmt.Errorf("%w: MV index with %d values for %d docs", ErrCorrupt, total, docs)
 	}
 	avg := total / docs
 	perChunk := int(math.Ceil(float64(float32(2048) / float32(avg))))
@@ -71,7 +70,7 @@ func readDictMV(b []byte, c *Column, docs, bits int) ([][]uint32, string, error)
 	bitmapOff := 4 * numChunks
 	valuesOff := bitmapOff + (total+7)/8
 	if valuesOff > len(b) {
-		return nil, "", fmt.Errorf("%w: MV index too short", segments.ErrCorruptSource)
+		return nil, "", fmt.Errorf("%w: MV index too short", ErrCorrupt)
 	}
 	ids := make([][]uint32, docs)
 	doc := -1
@@ -80,7 +79,7 @@ func readDictMV(b []byte, c *Column, docs, bits int) ([][]uint32, string, error)
 			doc++
 		}
 		if doc < 0 || doc >= docs {
-			return nil, "", fmt.Errorf("%w: MV doc-start bitmap", segments.ErrCorruptSource)
+			return nil, "", fmt.Errorf("%w: MV doc-start bitmap", ErrCorrupt)
 		}
 		v, err := readBits(b[valuesOff:], j, bits)
 		if err != nil {
@@ -89,7 +88,7 @@ func readDictMV(b []byte, c *Column, docs, bits int) ([][]uint32, string, error)
 		ids[doc] = append(ids[doc], v)
 	}
 	if doc != docs-1 {
-		return nil, "", fmt.Errorf("%w: MV doc-start bitmap marks %d docs, want %d", segments.ErrCorruptSource, doc+1, docs)
+		return nil, "", fmt.Errorf("%w: MV doc-start bitmap marks %d docs, want %d", ErrCorrupt, doc+1, docs)
 	}
 	return ids, fmt.Sprintf("dictionary, multi-value fixed-bit (%d bits)", bits), nil
 }
@@ -102,7 +101,7 @@ type rawHeader struct {
 
 func parseRawHeader(b []byte) (rawHeader, []int, error) {
 	if len(b) < 28 {
-		return rawHeader{}, nil, fmt.Errorf("%w: raw forward index header", segments.ErrCorruptSource)
+		return rawHeader{}, nil, fmt.Errorf("%w: raw forward index header", ErrCorrupt)
 	}
 	f := func(i int) int { return int(int32(binary.BigEndian.Uint32(b[4*i:]))) }
 	h := rawHeader{f(0), f(1), f(2), f(3), f(4), f(5), f(6)}
@@ -111,7 +110,7 @@ func parseRawHeader(b []byte) (rawHeader, []int, error) {
 		width = 4
 	}
 	if h.numChunks < 0 || h.dataStart < 28 || h.dataStart+width*h.numChunks > len(b) || h.docsPerChunk <= 0 {
-		return h, nil, fmt.Errorf("%w: raw forward index header", segments.ErrCorruptSource)
+		return h, nil, fmt.Errorf("%w: raw forward index header", ErrCorrupt)
 	}
 	offs := make([]int, h.numChunks+1)
 	for k := 0; k < h.numChunks; k++ {
@@ -125,7 +124,7 @@ func parseRawHeader(b []byte) (rawHeader, []int, error) {
 	offs[h.numChunks] = len(b)
 	for k := 0; k < h.numChunks; k++ {
 		if offs[k] > offs[k+1] || offs[k] < h.dataStart {
-			return h, nil, fmt.Errorf("%w: raw forward index chunk offsets", segments.ErrCorruptSource)
+			return h, nil, fmt.Errorf("%w: raw forward index chunk offsets", ErrCorrupt)
 		}
 	}
 	return h, offs, nil
@@ -139,7 +138,7 @@ func readRawFixed(b []byte, stored pinot.DataType, docs int) ([]any, string, err
 	}
 	w := stored.FixedWidth()
 	if h.sizeOfEntry != w {
-		return nil, "", fmt.Errorf("%w: raw entries of %d bytes for %s", segments.ErrCorruptSource, h.sizeOfEntry, stored)
+		return nil, "", fmt.Errorf("%w: raw entries of %d bytes for %s", ErrCorrupt, h.sizeOfEntry, stored)
 	}
 	dec, err := newChunkDecoder(h.codec, h.docsPerChunk*w, binary.BigEndian)
 	if err != nil {
@@ -154,14 +153,14 @@ func readRawFixed(b []byte, stored pinot.DataType, docs int) ([]any, string, err
 		}
 		n := min(h.docsPerChunk, docs-len(out))
 		if len(chunk) < n*w {
-			return nil, "", fmt.Errorf("%w: chunk %d holds %d bytes, want %d", segments.ErrCorruptSource, k, len(chunk), n*w)
+			return nil, "", fmt.Errorf("%w: chunk %d holds %d bytes, want %d", ErrCorrupt, k, len(chunk), n*w)
 		}
 		for i := 0; i < n; i++ {
 			out = append(out, fixedValue(stored, chunk[i*w:]))
 		}
 	}
 	if len(out) != docs {
-		return nil, "", fmt.Errorf("%w: raw index holds %d docs, want %d", segments.ErrCorruptSource, len(out), docs)
+		return nil, "", fmt.Errorf("%w: raw index holds %d docs, want %d", ErrCorrupt, len(out), docs)
 	}
 	return out, fmt.Sprintf("raw, fixed-width chunks v%d, %s", h.version, codecName(h.codec)), nil
 }
@@ -185,7 +184,7 @@ func readRawVarV23(b []byte, docs int) ([][]byte, string, error) {
 		}
 		n := min(h.docsPerChunk, docs-len(out))
 		if len(chunk) < 4*h.docsPerChunk {
-			return nil, "", fmt.Errorf("%w: chunk %d header", segments.ErrCorruptSource, k)
+			return nil, "", fmt.Errorf("%w: chunk %d header", ErrCorrupt, k)
 		}
 		for i := 0; i < n; i++ {
 			start := int(binary.BigEndian.Uint32(chunk[4*i:]))
@@ -196,13 +195,13 @@ func readRawVarV23(b []byte, docs int) ([][]byte, string, error) {
 				}
 			}
 			if start > end || end > len(chunk) {
-				return nil, "", fmt.Errorf("%w: chunk %d row offsets", segments.ErrCorruptSource, k)
+				return nil, "", fmt.Errorf("%w: chunk %d row offsets", ErrCorrupt, k)
 			}
 			out = append(out, chunk[start:end])
 		}
 	}
 	if len(out) != docs {
-		return nil, "", fmt.Errorf("%w: raw index holds %d docs, want %d", segments.ErrCorruptSource, len(out), docs)
+		return nil, "", fmt.Errorf("%w: raw index holds %d docs, want %d", ErrCorrupt, len(out), docs)
 	}
 	return out, fmt.Sprintf("raw, var-byte chunks v%d, %s", h.version, codecName(h.codec)), nil
 }
@@ -210,14 +209,14 @@ func readRawVarV23(b []byte, docs int) ([][]byte, string, error) {
 // readRawVarV45 splits var-byte format V4/V5 into per-doc bytes.
 func readRawVarV45(b []byte, docs int) ([][]byte, string, error) {
 	if len(b) < 16 {
-		return nil, "", fmt.Errorf("%w: var-byte V4 header", segments.ErrCorruptSource)
+		return nil, "", fmt.Errorf("%w: var-byte V4 header", ErrCorrupt)
 	}
 	version := int(binary.BigEndian.Uint32(b))
 	target := int(binary.BigEndian.Uint32(b[4:]))
 	codec := int(binary.BigEndian.Uint32(b[8:]))
 	start := int(binary.BigEndian.Uint32(b[12:]))
 	if start < 16 || start > len(b) || (start-16)%8 != 0 {
-		return nil, "", fmt.Errorf("%w: var-byte V4 chunks start", segments.ErrCorruptSource)
+		return nil, "", fmt.Errorf("%w: var-byte V4 chunks start", ErrCorrupt)
 	}
 	dec, err := newChunkDecoder(codec, target, binary.LittleEndian)
 	if err != nil {
@@ -234,7 +233,7 @@ func readRawVarV45(b []byte, docs int) ([][]byte, string, error) {
 			hi = start + int(binary.LittleEndian.Uint32(meta[12:]))
 		}
 		if lo > hi || hi > len(b) {
-			return nil, "", fmt.Errorf("%w: var-byte V4 chunk %d offsets", segments.ErrCorruptSource, k)
+			return nil, "", fmt.Errorf("%w: var-byte V4 chunk %d offsets", ErrCorrupt, k)
 		}
 		chunk, err := dec.decode(b[lo:hi])
 		if err != nil {
@@ -249,7 +248,7 @@ func readRawVarV45(b []byte, docs int) ([][]byte, string, error) {
 		}
 	}
 	if len(out) != docs {
-		return nil, "", fmt.Errorf("%w: raw index holds %d docs, want %d", segments.ErrCorruptSource, len(out), docs)
+		return nil, "", fmt.Errorf("%w: raw index holds %d docs, want %d", ErrCorrupt, len(out), docs)
 	}
 	return out, fmt.Sprintf("raw, var-byte V%d, %s", version, codecName(codec)), nil
 }
@@ -258,11 +257,11 @@ func readRawVarV45(b []byte, docs int) ([][]byte, string, error) {
 // count and offsets).
 func splitV4Chunk(chunk []byte, out [][]byte) ([][]byte, error) {
 	if len(chunk) < 4 {
-		return nil, fmt.Errorf("%w: short chunk", segments.ErrCorruptSource)
+		return nil, fmt.Errorf("%w: short chunk", ErrCorrupt)
 	}
 	n := int(binary.LittleEndian.Uint32(chunk))
 	if n < 0 || 4+4*n > len(chunk) {
-		return nil, fmt.Errorf("%w: chunk of %d docs", segments.ErrCorruptSource, n)
+		return nil, fmt.Errorf("%w: chunk of %d docs", ErrCorrupt, n)
 	}
 	for i := 0; i < n; i++ {
 		lo, hi := int(binary.LittleEndian.Uint32(chunk[4+4*i:])), len(chunk)
@@ -270,7 +269,7 @@ func splitV4Chunk(chunk []byte, out [][]byte) ([][]byte, error) {
 			hi = int(binary.LittleEndian.Uint32(chunk[8+4*i:]))
 		}
 		if lo > hi || hi > len(chunk) {
-			return nil, fmt.Errorf("%w: chunk value offsets", segments.ErrCorruptSource)
+			return nil, fmt.Errorf("%w: chunk value offsets", ErrCorrupt)
 		}
 		out = append(out, chunk[lo:hi])
 	}
@@ -285,12 +284,12 @@ func decodeMVPayload(b []byte, stored pinot.DataType, v5 bool) ([]any, error) {
 		body, n := b, len(b)/w
 		if !v5 {
 			if len(b) < 4 {
-				return nil, fmt.Errorf("%w: MV row", segments.ErrCorruptSource)
+				return nil, fmt.Errorf("%w: MV row", ErrCorrupt)
 			}
 			n, body = int(binary.BigEndian.Uint32(b)), b[4:]
 		}
 		if n < 0 || n*w > len(body) {
-			return nil, fmt.Errorf("%w: MV row of %d values", segments.ErrCorruptSource, n)
+			return nil, fmt.Errorf("%w: MV row of %d values", ErrCorrupt, n)
 		}
 		out := make([]any, n)
 		for i := range out {
@@ -299,18 +298,18 @@ func decodeMVPayload(b []byte, stored pinot.DataType, v5 bool) ([]any, error) {
 		return out, nil
 	}
 	if len(b) < 4 {
-		return nil, fmt.Errorf("%w: MV row", segments.ErrCorruptSource)
+		return nil, fmt.Errorf("%w: MV row", ErrCorrupt)
 	}
 	n := int(binary.BigEndian.Uint32(b))
 	if n < 0 || 4+4*n > len(b) {
-		return nil, fmt.Errorf("%w: MV row of %d values", segments.ErrCorruptSource, n)
+		return nil, fmt.Errorf("%w: MV row of %d values", ErrCorrupt, n)
 	}
 	out := make([]any, n)
 	pos := 4 + 4*n
 	for i := range out {
 		l := int(binary.BigEndian.Uint32(b[4+4*i:]))
 		if l < 0 || pos+l > len(b) {
-			return nil, fmt.Errorf("%w: MV row value length", segments.ErrCorruptSource)
+			return nil, fmt.Errorf("%w: MV row value length", ErrCorrupt)
 		}
 		v, err := bytesValue(stored, b[pos:pos+l])
 		if err != nil {

@@ -1,6 +1,7 @@
 package read
 
 import (
+	"cmp"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -15,12 +16,11 @@ import (
 )
 
 // WriteSummary prints a segment's metadata and, per column, its type,
-// encoding, cardinality, min/max and null count.
+// encoding, cardinality, min/max and null count. The metadata is printed
+// even when a column's data cannot be read (an unsupported codec, a missing
+// columns.psf): that column's data cells show "?", and the first such
+// error is returned after the table.
 func WriteSummary(w io.Writer, s *Segment) error {
-	cols, err := s.ReadAll()
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(w, "segment:   %s\n", s.Name)
 	fmt.Fprintf(w, "table:     %s\n", s.Table)
 	fmt.Fprintf(w, "version:   %s\n", s.Version)
@@ -38,8 +38,15 @@ func WriteSummary(w io.Writer, s *Segment) error {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "COLUMN\tTYPE\tFIELD\tVALUES\tENCODING\tCARDINALITY\tSORTED\tNULLS\tMIN\tMAX\tINDEXES")
-	for _, d := range cols {
-		c := d.Column
+	var first error
+	for i := range s.Columns {
+		c := &s.Columns[i]
+		forward, nulls := "?", "?"
+		if d, err := s.ReadColumn(c.Name); err != nil {
+			first = cmp.Or(first, err)
+		} else {
+			forward, nulls = d.Forward, strconv.Itoa(d.NullCount)
+		}
 		sv := "single"
 		if !c.SingleValue {
 			sv = fmt.Sprintf("multi (max %d)", c.MaxMultiValues)
@@ -48,10 +55,13 @@ func WriteSummary(w io.Writer, s *Segment) error {
 		if c.HasMinMax {
 			min, max = clip(c.Min), clip(c.Max)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%t\t%d\t%s\t%s\t%v\n", c.Name, c.DataType, c.FieldType, sv,
-			d.Forward, c.Cardinality, c.Sorted, d.NullCount, min, max, c.Indexes)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\t%t\t%s\t%s\t%s\t%v\n", c.Name, c.DataType, c.FieldType, sv,
+			forward, c.Cardinality, c.Sorted, nulls, min, max, c.Indexes)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return first
 }
 
 // clip shortens long values for the summary table.

@@ -9,7 +9,6 @@ import (
 	"unicode/utf16"
 
 	"github.com/floehq/floe/pinot"
-	"github.com/floehq/floe/segments"
 )
 
 // segProperties is a parsed Java properties file (metadata.properties,
@@ -115,11 +114,11 @@ func (p *segProperties) list(key string) []string {
 func (p *segProperties) getInt(key string) (int, error) {
 	s, ok := p.get(key)
 	if !ok {
-		return 0, fmt.Errorf("%w: metadata key %s missing", segments.ErrCorruptSource, key)
+		return 0, fmt.Errorf("%w: metadata key %s missing", ErrCorrupt, key)
 	}
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil {
-		return 0, fmt.Errorf("%w: metadata key %s: %v", segments.ErrCorruptSource, key, err)
+		return 0, fmt.Errorf("%w: metadata key %s: %v", ErrCorrupt, key, err)
 	}
 	return n, nil
 }
@@ -224,7 +223,7 @@ func parseSegmentColumn(p *segProperties, name string) (Column, error) {
 	c := Column{Name: name}
 	dt, ok := p.get(k("dataType"))
 	if !ok || !pinot.DataType(dt).Valid() {
-		return c, fmt.Errorf("%w: column %s: dataType %q", segments.ErrCorruptSource, name, dt)
+		return c, fmt.Errorf("%w: column %s: dataType %q", ErrCorrupt, name, dt)
 	}
 	c.DataType = pinot.DataType(dt)
 	ft, _ := p.get(k("columnType"))

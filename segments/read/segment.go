@@ -19,8 +19,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/floehq/floe/segments"
 )
 
 // Segment is a Pinot segment opened for reading: floe's own or one made by
@@ -42,6 +40,8 @@ type Segment struct {
 	Metadata     map[string]string // every metadata.properties key, unescaped
 
 	buffers map[string][]byte // "<column>.<index id>" → index bytes
+	padding byte              // pads fixed-width STRING dictionary entries
+	missing string            // a data file the segment lacks ("" when whole)
 }
 
 // Index ids as index_map names them (format: never change).
@@ -121,7 +121,7 @@ func readSegmentTar(p string) (map[string][]byte, error) {
 	defer f.Close()
 	gz, err := gzip.NewReader(f)
 	if err != nil {
-		return nil, fmt.Errorf("%w: not a gzip file: %v", segments.ErrCorruptSource, err)
+		return nil, fmt.Errorf("%w: not a gzip file: %v", ErrCorrupt, err)
 	}
 	tr := tar.NewReader(gz)
 	top, v1, v3 := "", map[string][]byte{}, map[string][]byte{}
@@ -131,7 +131,7 @@ func readSegmentTar(p string) (map[string][]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%w: read tar: %v", segments.ErrCorruptSource, err)
+			return nil, fmt.Errorf("%w: read tar: %v", ErrCorrupt, err)
 		}
 		name := strings.TrimPrefix(path.Clean(h.Name), "./")
 		if top == "" {
@@ -143,7 +143,7 @@ func readSegmentTar(p string) (map[string][]byte, error) {
 		rel := strings.TrimPrefix(name, top+"/")
 		b, err := io.ReadAll(tr)
 		if err != nil {
-			return nil, fmt.Errorf("%w: read tar entry %s: %v", segments.ErrCorruptSource, name, err)
+			return nil, fmt.Errorf("%w: read tar entry %s: %v", ErrCorrupt, name, err)
 		}
 		if strings.HasPrefix(rel, "v3/") {
 			v3[strings.TrimPrefix(rel, "v3/")] = b
@@ -161,7 +161,7 @@ func readSegmentTar(p string) (map[string][]byte, error) {
 func parseSegment(files map[string][]byte) (*Segment, error) {
 	meta, ok := files["metadata.properties"]
 	if !ok {
-		return nil, fmt.Errorf("%w: no metadata.properties", segments.ErrCorruptSource)
+		return nil, fmt.Errorf("%w: no metadata.properties", ErrCorrupt)
 	}
 	props, err := parseSegProperties(meta)
 	if err != nil {
@@ -174,11 +174,19 @@ func parseSegment(files map[string][]byte) (*Segment, error) {
 	if err := s.readHeader(props); err != nil {
 		return nil, err
 	}
-	if psf, ok := files["columns.psf"]; ok {
-		if err := s.splitPSF(psf, files["index_map"]); err != nil {
+	s.padding = paddingByte(s.Metadata["segment.padding.character"])
+	psf, hasPSF := files["columns.psf"]
+	indexMap, hasMap := files["index_map"]
+	switch {
+	case hasPSF && hasMap:
+		if err := s.splitPSF(psf, indexMap); err != nil {
 			return nil, err
 		}
-	} else {
+	case hasPSF:
+		s.missing = "index_map"
+	case hasMap:
+		s.missing = "columns.psf"
+	default:
 		s.splitV1(files)
 	}
 	if cm, ok := files["creation.meta"]; ok && len(cm) >= 16 {
@@ -194,6 +202,16 @@ func parseSegment(files map[string][]byte) (*Segment, error) {
 		}
 	}
 	return s, nil
+}
+
+// paddingByte is the byte that pads fixed-width STRING dictionary
+// entries: NUL in current segments, '%' in older ones. Pinot's reader cuts
+// an entry at the first padding byte, and so does floe's.
+func paddingByte(v string) byte {
+	if len(v) == 1 {
+		return v[0]
+	}
+	return 0
 }
 
 // readHeader reads the segment keys and every listed column.
@@ -244,10 +262,10 @@ func (s *Segment) splitPSF(psf, indexMap []byte) error {
 		start, err1 := strconv.ParseInt(strings.TrimSpace(im.values[k]), 10, 64)
 		size, err2 := strconv.ParseInt(strings.TrimSpace(im.values[base+".size"]), 10, 64)
 		if err1 != nil || err2 != nil || start < 0 || size < 8 || start+size > int64(len(psf)) {
-			return fmt.Errorf("%w: index_map entry %s out of columns.psf", segments.ErrCorruptSource, base)
+			return fmt.Errorf("%w: index_map entry %s out of columns.psf", ErrCorrupt, base)
 		}
 		if binary.BigEndian.Uint64(psf[start:]) != psfMarker {
-			return fmt.Errorf("%w: columns.psf entry %s lacks the marker", segments.ErrCorruptSource, base)
+			return fmt.Errorf("%w: columns.psf entry %s lacks the marker", ErrCorrupt, base)
 		}
 		s.buffers[base] = psf[start+8 : start+size]
 	}

@@ -31,6 +31,7 @@ const (
 	KindInt96     // Parquet INT96 timestamp
 	KindNested    // struct, map, list of non-primitives, variant: JSON text
 	KindGeo       // geometry or geography as WKB
+	KindFloat16   // IEEE 754 half precision, 2 bytes little-endian
 )
 
 // TimeUnit is the number of nanoseconds in one unit of a time value.
@@ -60,6 +61,7 @@ var allowedTargets = map[Kind][]pinot.DataType{
 	KindInt:       {pinot.Int, pinot.Long, pinot.Float, pinot.Double, pinot.BigDecimal, pinot.Timestamp, pinot.String},
 	KindUint:      {pinot.Int, pinot.Long, pinot.Float, pinot.Double, pinot.BigDecimal, pinot.Timestamp, pinot.String},
 	KindFloat32:   {pinot.Float, pinot.Double, pinot.String},
+	KindFloat16:   {pinot.Float, pinot.Double, pinot.String},
 	KindFloat64:   {pinot.Double, pinot.Float, pinot.String},
 	KindString:    {pinot.String, pinot.JSON},
 	KindBinary:    {pinot.Bytes},

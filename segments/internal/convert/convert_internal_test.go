@@ -80,3 +80,24 @@ func TestCheckConversion(t *testing.T) {
 		}
 	}
 }
+
+func TestFloat16(t *testing.T) {
+	tests := []struct {
+		bits uint16
+		want float32
+	}{
+		{0x3c00, 1}, {0xc000, -2}, {0x3555, 0.33325195}, {0x7bff, 65504}, {0x0001, 5.9604645e-08},
+		{0x03ff, 6.097555e-05}, {0x0000, 0}, {0x7c00, float32(math.Inf(1))}, {0xfc00, float32(math.Inf(-1))},
+	}
+	for _, tt := range tests {
+		if got := Float16([]byte{byte(tt.bits), byte(tt.bits >> 8)}); got != tt.want {
+			t.Errorf("Float16(%#04x) = %v, want %v", tt.bits, got, tt.want)
+		}
+	}
+	if got := Float16([]byte{0x01, 0x7e}); !math.IsNaN(float64(got)) {
+		t.Errorf("Float16(NaN) = %v", got)
+	}
+	if got := Float16([]byte{0x00, 0x80}); got != 0 || !math.Signbit(float64(got)) {
+		t.Errorf("Float16(-0) = %v", got)
+	}
+}

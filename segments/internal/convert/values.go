@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"math"
 	"math/big"
 	"strconv"
 	"time"
@@ -181,6 +182,10 @@ func (c *Converter) AppendByteSlices(v *segments.Vector, in [][]byte) {
 		for _, b := range in {
 			c.AppendDecimal(v, DecimalFromBE(b, c.Src.Scale))
 		}
+	case KindFloat16:
+		for _, b := range in {
+			c.AppendFloat32s(v, []float32{Float16(b)})
+		}
 	default:
 		v.Bytes = append(v.Bytes, in...)
 	}
@@ -204,4 +209,28 @@ func (c *Converter) AppendDecimal(v *segments.Vector, d segments.Decimal) {
 	case pinot.String:
 		v.Bytes = append(v.Bytes, c.Text([]byte(d.String())))
 	}
+}
+
+// Float16 reads a 2-byte little-endian IEEE 754 half-precision float
+// (Parquet's FLOAT16); any other length reads as NaN.
+func Float16(b []byte) float32 {
+	if len(b) != 2 {
+		return float32(math.NaN())
+	}
+	h := uint32(b[0]) | uint32(b[1])<<8
+	sign, exp, frac := (h>>15)<<31, (h>>10)&0x1f, h&0x3ff
+	switch {
+	case exp == 0x1f: // infinity or NaN
+		return math.Float32frombits(sign | 0xff<<23 | frac<<13)
+	case exp != 0: // normal: rebias 15 → 127
+		return math.Float32frombits(sign | (exp+112)<<23 | frac<<13)
+	case frac == 0:
+		return math.Float32frombits(sign)
+	}
+	// subnormal: frac × 2^-24
+	f := float32(frac) / (1 << 24)
+	if sign != 0 {
+		f = -f
+	}
+	return f
 }

@@ -7,6 +7,8 @@ legacy.parquet: data page v1 with small pages (rows of a list may span
 pages), dictionary-encoded strings, decimals stored as INT32/INT64/FLBA,
 non-compliant list naming, structs and maps.
 int96.parquet:  every timestamp stored as INT96, data page v2, zstd.
+float16.parquet: a FLOAT16 column (with nulls) next to an id; its expected
+values (float16_expected.jsonl) are what pyarrow reads back from the file.
 
 Expected values (per row, one JSON object): integers and floats as numbers,
 decimals as "<unscaled>e-<scale>", timestamps as epoch milliseconds rounded
@@ -88,6 +90,18 @@ def main(out):
     with open(f"{out}/expected.jsonl", "w", encoding="utf-8") as f:
         for r in data:
             f.write(json.dumps(expected(r), ensure_ascii=False) + "\n")
+    write_float16(out)
+
+
+def write_float16(out):
+    vals = [None if i % 9 == 4 else (i - 500) / 7 for i in range(1000)] + [65504.0, -0.0, 6e-08]
+    h = pa.array(vals, type=pa.float32()).cast(pa.float16())
+    table = pa.table({"id": pa.array(range(len(vals)), type=pa.int64()), "h": h})
+    pq.write_table(table, f"{out}/float16.parquet", row_group_size=400)
+    back = pq.read_table(f"{out}/float16.parquet").to_pylist()
+    with open(f"{out}/float16_expected.jsonl", "w", encoding="utf-8") as f:
+        for r in back:
+            f.write(json.dumps({"id": r["id"], "h": None if r["h"] is None else float(r["h"])}) + "\n")
 
 
 if __name__ == "__main__":

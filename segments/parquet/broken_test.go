@@ -1,0 +1,243 @@
+package parquet_test
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/deprecated"
+	"github.com/parquet-go/parquet-go/encoding/thrift"
+	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/floehq/floe/internal/parquettest"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/internal/sourcetest"
+	floeparquet "github.com/floehq/floe/segments/parquet"
+)
+
+// editFooter rewrites a Parquet file's footer (FileMetaData) in place:
+// the pages stay as written, so the footer can lie about them.
+func editFooter(t *testing.T, path string, edit func(*format.FileMetaData)) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	start := len(b) - 8 - n
+	var md format.FileMetaData
+	if err := thrift.Unmarshal(new(thrift.CompactProtocol), b[start:len(b)-8], &md); err != nil {
+		t.Fatal(err)
+	}
+	edit(&md)
+	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append(append([]byte{}, b[:start]...), footer...)
+	out = binary.LittleEndian.AppendUint32(out, uint32(len(footer)))
+	out = append(out, "PAR1"...)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+type idRow struct {
+	ID int64 `parquet:"id"`
+}
+
+type listRow struct {
+	Tags []int64 `parquet:"tags,list"`
+}
+
+type int96Row struct {
+	TS deprecated.Int96 `parquet:"ts"`
+}
+
+type halfRow struct {
+	H [2]byte `parquet:"h"`
+}
+
+func idRows(n int) []idRow {
+	rows := make([]idRow, n)
+	for i := range rows {
+		rows[i].ID = int64(i)
+	}
+	return rows
+}
+
+// brokenFile writes a file and breaks it; each case below makes one.
+type brokenFile struct {
+	name   string
+	make   func(t *testing.T, path string)
+	schema *pinot.Schema
+	want   error
+	says   string // the message names the defect
+	rg     bool   // the message names the row group
+}
+
+func longColumn(name string, mv bool) *pinot.Schema {
+	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.Long, SingleValue: !mv, FieldType: pinot.Dimension}}}
+}
+
+// TestSource_brokenFiles: broken and unsupported inputs fail, naming the
+// file, the column and (for page data) the row group, never with invented
+// values; unsupported features say "unsupported", not "corrupt".
+func TestSource_brokenFiles(t *testing.T) {
+	tsSchema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: "ts", DataType: pinot.Timestamp, SingleValue: true, FieldType: pinot.Dimension}}}
+	tests := []brokenFile{
+		{"pages end before the row count", func(t *testing.T, path string) {
+			parquettest.WriteFile(t, path, idRows(1000), parquet.PageBufferSize(256))
+			editFooter(t, path, func(md *format.FileMetaData) { md.NumRows, md.RowGroups[0].NumRows = 1100, 1100 })
+		}, longColumn("id", false), segments.ErrCorruptSource, "ended before the row group's last row", true},
+		{"repetition levels start at 1", writeRepAtOne, longColumn("tags", true), segments.ErrCorruptSource,
+			"repetition level 1 where a row must start", true},
+		{"INT96 time of day out of range", func(t *testing.T, path string) {
+			rows := []int96Row{{TS: deprecated.Int96{0, 0, 2_440_588}}, {TS: deprecated.Int96{0x914f0005, 0x4e94, 2_440_588}}}
+			parquettest.WriteFile(t, path, rows)
+		}, tsSchema, segments.ErrCorruptSource, "INT96 timestamp with time of day", true},
+		{"unsupported codec", func(t *testing.T, path string) {
+			parquettest.WriteFile(t, path, idRows(10))
+			editFooter(t, path, func(md *format.FileMetaData) { md.RowGroups[0].Columns[0].MetaData.Codec = format.Lz4 })
+		}, longColumn("id", false), segments.ErrUnsupportedInput, "unsupported: Parquet compression codec LZ4", true},
+		{"encrypted footer", func(t *testing.T, path string) {
+			parquettest.WriteFile(t, path, idRows(10))
+			b, _ := os.ReadFile(path)
+			copy(b[len(b)-4:], "PARE")
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}, longColumn("id", false), segments.ErrUnsupportedInput, "unsupported: encrypted Parquet file", false},
+		{"unknown physical type", func(t *testing.T, path string) {
+			parquettest.WriteFile(t, path, idRows(10))
+			editFooter(t, path, func(md *format.FileMetaData) { md.Schema[1].Type = thrift.New(format.Type(9)) })
+		}, longColumn("id", false), segments.ErrUnsupportedSourceType, "Parquet physical type 9", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "broken.parquet")
+			tt.make(t, path)
+			err := drainFile(t, path, tt.schema)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("err = %v, want %v", err, tt.want)
+			}
+			col := tt.schema.Fields[0].Name
+			for _, s := range []string{path, tt.says} {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not say %q", err, s)
+				}
+			}
+			if tt.name != "encrypted footer" && !strings.Contains(err.Error(), "column "+col) {
+				t.Errorf("error %q does not name column %s", err, col)
+			}
+			if tt.rg && !strings.Contains(err.Error(), "row group 0") {
+				t.Errorf("error %q does not name the row group", err)
+			}
+		})
+	}
+}
+
+// writeRepAtOne writes a list column whose first value claims to continue
+// a row (repetition level 1) that never started.
+func writeRepAtOne(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	schema := parquet.SchemaOf(listRow{})
+	w := parquet.NewWriter(f, schema, parquet.DataPageVersion(1))
+	// tags is LIST<int64>: the leaf has max repetition 1 and max
+	// definition 3 (optional list, repeated group, optional element... as
+	// parquet-go lays it out); take the levels from a real row.
+	var real []parquet.Row
+	buf := parquet.NewBuffer(schema)
+	if err := buf.Write(listRow{Tags: []int64{1, 2}}); err != nil {
+		t.Fatal(err)
+	}
+	rows := buf.Rows()
+	real = make([]parquet.Row, 1)
+	if _, err := rows.ReadRows(real); err != nil && !errors.Is(err, io.EOF) {
+		t.Fatal(err)
+	}
+	rows.Close()
+	bad := real[0].Clone()
+	first := bad[0]
+	bad[0] = first.Level(1, first.DefinitionLevel(), first.Column())
+	if _, err := w.WriteRows([]parquet.Row{bad, real[0]}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// drainFile reads every batch of a file and returns the first error.
+func drainFile(t *testing.T, path string, schema *pinot.Schema) error {
+	t.Helper()
+	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema})
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	for {
+		if _, err := src.Next(t.Context()); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+// TestSource_float16 reads a FLOAT16 column (an annotation parquet-go
+// drops) as Pinot FLOAT values, and infers FLOAT for it.
+func TestSource_float16(t *testing.T) {
+	halves := map[uint16]float64{0x3c00: 1, 0xc000: -2, 0x3555: 0.333251953125, 0x7bff: 65504, 0x0001: 5.960464477539063e-08}
+	var rows []halfRow
+	var want []float64
+	for bits, v := range halves {
+		rows = append(rows, halfRow{H: [2]byte{byte(bits), byte(bits >> 8)}})
+		want = append(want, v)
+	}
+	path := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "half.parquet"), rows)
+	editFooter(t, path, func(md *format.FileMetaData) {
+		md.Schema[1].LogicalType = format.LogicalType{Value: &format.Float16Type{}}
+	})
+	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: "h", DataType: pinot.Float, SingleValue: true, FieldType: pinot.Metric}}}
+	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := sourcetest.ReadAll(t, src, schema)
+	for i, r := range got {
+		if r[0] != want[i] {
+			t.Errorf("row %d = %v, want %v", i, r[0], want[i])
+		}
+	}
+	pf, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pf.Close()
+	st, _ := pf.Stat()
+	meta, err := floeparquet.OpenMetadata(pf, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf, err := floeparquet.InferSchema(meta, "t", "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f, _ := inf.Schema.Field("h"); f.DataType != pinot.Float {
+		t.Errorf("inferred %s for FLOAT16, want FLOAT", f.DataType)
+	}
+}
