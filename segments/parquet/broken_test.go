@@ -3,6 +3,7 @@ package parquet_test
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -239,5 +240,33 @@ func TestSource_float16(t *testing.T) {
 	}
 	if f, _ := inf.Schema.Field("h"); f.DataType != pinot.Float {
 		t.Errorf("inferred %s for FLOAT16, want FLOAT", f.DataType)
+	}
+}
+
+type idTaggedRow struct {
+	A int64  `parquet:"a,id(7)"`
+	B string `parquet:"b,id(9)"`
+}
+
+// TestSource_fieldIDs binds Pinot columns by Parquet field id, as Iceberg
+// matches columns whatever their names in the file.
+func TestSource_fieldIDs(t *testing.T) {
+	path := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "ids.parquet"), []idTaggedRow{{1, "one"}, {2, "two"}})
+	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
+		{Name: "x", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
+		{Name: "y", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
+	}}
+	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema, FieldIDs: map[string]int{"x": 9, "y": 7}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := sourcetest.ReadAll(t, src, schema)
+	if fmt.Sprint(got) != "[[one 1] [two 2]]" {
+		t.Fatalf("rows %v, want [[one 1] [two 2]]", got)
+	}
+	_, err = floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema, FieldIDs: map[string]int{"x": 9, "y": 8}})
+	if !errors.Is(err, segments.ErrColumnMismatch) || !strings.Contains(err.Error(), "field id 8") || !strings.Contains(err.Error(), "column y") {
+		t.Fatalf("missing id: err = %v", err)
 	}
 }

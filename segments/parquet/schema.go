@@ -2,6 +2,7 @@ package parquet
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
@@ -123,28 +124,54 @@ func hasRepeatedAncestor(root *parquet.Column, names []string) bool {
 	return false
 }
 
-// bindParquet binds every field of schema to the file's columns.
-func bindParquet(ft *footer, schema *pinot.Schema, columns map[string]string) ([]pqBinding, error) {
+// bindParquet binds every field of schema to the file's columns: by field
+// id, else by the path in columns, else by name.
+func bindParquet(ft *footer, schema *pinot.Schema, columns map[string]string, ids map[string]int) ([]pqBinding, error) {
 	var out []pqBinding
 	for _, f := range schema.Fields {
-		path := f.Name
-		if p, ok := columns[f.Name]; ok {
-			path = p
+		node, names, err := resolveBinding(ft.root, f.Name, columns, ids)
+		if err == nil {
+			var b pqBinding
+			if b, err = bindParquetNode(ft, f, node, names); err == nil {
+				out = append(out, b)
+				continue
+			}
 		}
-		b, err := bindParquetField(ft, f, path)
-		if err != nil {
-			return nil, &segments.SourceError{Column: f.Name, Err: err}
-		}
-		out = append(out, b)
+		return nil, &segments.SourceError{Column: f.Name, Err: err}
 	}
 	return out, nil
 }
 
-func bindParquetField(ft *footer, f pinot.FieldSpec, path string) (pqBinding, error) {
-	node, names, err := resolveParquetPath(ft.root, path)
-	if err != nil {
-		return pqBinding{}, err
+// resolveBinding finds the node a Pinot column reads.
+func resolveBinding(root *parquet.Column, name string, columns map[string]string, ids map[string]int) (*parquet.Column, []string, error) {
+	if id, ok := ids[name]; ok {
+		if node, names := findFieldID(root, id, nil); node != nil {
+			return node, names, nil
+		}
+		return nil, nil, fmt.Errorf("%w: no Parquet column with field id %d", segments.ErrColumnMismatch, id)
 	}
+	path := name
+	if p, ok := columns[name]; ok {
+		path = p
+	}
+	return resolveParquetPath(root, path)
+}
+
+// findFieldID walks the schema for the node with field id id.
+func findFieldID(node *parquet.Column, id int, names []string) (*parquet.Column, []string) {
+	for _, c := range node.Columns() {
+		path := append(slices.Clone(names), c.Name())
+		if c.ID() == id {
+			return c, path
+		}
+		if found, p := findFieldID(c, id, path); found != nil {
+			return found, p
+		}
+	}
+	return nil, nil
+}
+
+func bindParquetNode(ft *footer, f pinot.FieldSpec, node *parquet.Column, names []string) (pqBinding, error) {
 	b, err := classifyParquet(ft, node, names)
 	if err != nil {
 		return pqBinding{}, err

@@ -30,6 +30,11 @@ type Config struct {
 	// fields are reached with dots ("address.city"). A Pinot column that
 	// is not listed binds to the Parquet column of the same name.
 	Columns map[string]string
+	// FieldIDs binds a Pinot column to the Parquet column (leaf or group)
+	// whose field_id it names, as Iceberg matches columns; it takes
+	// precedence over Columns. An id the file lacks fails with
+	// segments.ErrColumnMismatch.
+	FieldIDs map[string]int
 	// Name names the file in errors; OpenFile sets it to the path.
 	Name string
 	// BatchRows caps the rows of one batch (default DefaultBatchRows).
@@ -119,7 +124,7 @@ func NewSource(ctx context.Context, r io.ReaderAt, size int64, cfg Config) (*Sou
 		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", segments.ErrColumnMismatch)}
 	}
 	ft := newFooter(f)
-	binds, err := bindParquet(ft, cfg.Schema, cfg.Columns)
+	binds, err := bindParquet(ft, cfg.Schema, cfg.Columns, cfg.FieldIDs)
 	if err != nil {
 		return nil, withFile(err, cfg.Name)
 	}

@@ -155,6 +155,9 @@ func runAll(ctx context.Context, o runOptions, file, lake string, stdout io.Writ
 		{"floe sync path", func(out string) *exec.Cmd {
 			return exec.CommandContext(ctx, self, "sync", "-lake", lake, "-o", out)
 		}},
+		{"sync path, Parquet source", func(out string) *exec.Cmd {
+			return exec.CommandContext(ctx, self, "sync", "-lake", lake, "-o", out, "-reader", "parquet")
+		}},
 		{"Pinot 1.5.1 create", func(out string) *exec.Cmd {
 			return h.Command(ctx, "create", "--parquet", file, "--schema", schema, "--table-config", table,
 				"--out", out, "--name", "bench_pinot")
@@ -266,6 +269,7 @@ const (
 func renderReport(o runOptions, file string, ms, gz map[string]measurement, prof string) string {
 	floe, pin, dec := ms["floe convert"], ms["Pinot 1.5.1 create"], ms["floe decode only"]
 	tarred, sync, syncDec := ms["floe convert --tar"], ms["floe sync path"], ms["sync decode only"]
+	syncPQ := ms["sync path, Parquet source"]
 	size := int64(0)
 	if st, err := os.Stat(file); err == nil {
 		size = st.Size()
@@ -277,7 +281,7 @@ func renderReport(o runOptions, file string, ms, gz map[string]measurement, prof
 	fmt.Fprintf(&b, "%.0f MiB Parquet (Snappy, 1M-row groups), %d CPUs shared with other work, %s, best of %d run(s).\n\n",
 		float64(size)/(1<<20), runtime.NumCPU(), runtime.Version(), o.runs)
 	b.WriteString("| contender | wall s | rows/s | CPU s | rows per CPU s | peak RSS MiB |\n|---|---:|---:|---:|---:|---:|\n")
-	for _, m := range []measurement{floe, tarred, sync, pin, dec, syncDec} {
+	for _, m := range []measurement{floe, tarred, sync, syncPQ, pin, dec, syncDec} {
 		if m.name == "" {
 			continue
 		}
@@ -304,6 +308,9 @@ func renderReport(o runOptions, file string, ms, gz map[string]measurement, prof
 	fmt.Fprintf(&b, "Sync path against floe convert (to a directory): CPU **%.2f×** (target ≤1.2×), peak RSS **%.2f×** "+
 		"(target ≤1.3×); sync path/sync decode-only throughput %.0f%%.\n",
 		sync.cpu.Seconds()/floe.cpu.Seconds(), float64(sync.rssKiB)/float64(floe.rssKiB), 100*sync.rowsPerSec()/syncDec.rowsPerSec())
+	fmt.Fprintf(&b, "Sync path with floe's Parquet source (a data file without deletes) against floe convert: CPU **%.2f×**, "+
+		"peak RSS **%.2f×**; against floe convert --tar: CPU %.2f×.\n",
+		syncPQ.cpu.Seconds()/floe.cpu.Seconds(), float64(syncPQ.rssKiB)/float64(floe.rssKiB), syncPQ.cpu.Seconds()/tarred.cpu.Seconds())
 	std, fast := gz["std"], gz["klauspost"]
 	if std.name != "" && fast.name != "" {
 		fmt.Fprintf(&b, "\nTarball cost before/after (gzip of the %.0f MiB segment tar alone): "+

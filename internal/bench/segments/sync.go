@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/apache/arrow-go/v18/parquet/file"
@@ -23,6 +24,7 @@ import (
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
 	floearrow "github.com/floehq/floe/segments/arrow"
+	floeparquet "github.com/floehq/floe/segments/parquet"
 )
 
 // benchTable is the Iceberg table that holds the benchmark file.
@@ -112,6 +114,8 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	lake := fs.String("lake", "", "directory of the bench catalog")
 	out := fs.String("o", "", "output directory")
 	decodeOnly := fs.Bool("decode-only", false, "drain the Arrow scan, build nothing")
+	batch := fs.Int("batch", 0, "Arrow batch size of the scan (0: iceberg-go's), as the watcher's IcebergBuilder.BatchRows")
+	reader := fs.String("reader", "arrow", "arrow: iceberg-go's Arrow scan; parquet: floe's Parquet source on the planned data file (a file without deletes)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -124,20 +128,20 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("sync: load bench table: %w", err)
 	}
-	scan := tbl.Scan()
+	var opts []table.ScanOption
+	if *batch > 0 {
+		opts = append(opts, table.WithArrowBatchSize(*batch))
+	}
+	scan := tbl.Scan(opts...)
 	tasks, err := scan.PlanFiles(ctx)
 	if err != nil {
 		return fmt.Errorf("sync: plan files: %w", err)
-	}
-	arrowSchema, batches, err := scan.ReadTasks(ctx, tasks)
-	if err != nil {
-		return fmt.Errorf("sync: read data file: %w", err)
 	}
 	var schema pinot.Schema
 	if err := json.Unmarshal([]byte(benchSchema), &schema); err != nil {
 		return fmt.Errorf("sync: parse schema: %w", err)
 	}
-	src, err := floearrow.NewSource(arrowSchema, batches, floearrow.Config{Schema: &schema, Name: "bench"})
+	src, err := openTasks(ctx, scan, tasks, &schema, *reader)
 	if err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
@@ -146,6 +150,30 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return drain(ctx, src, stdout)
 	}
 	return buildTarball(ctx, src, &schema, *out, stdout)
+}
+
+// openTasks reads the planned tasks through iceberg-go's Arrow scan (what
+// the watcher does today) or, for one delete-free task, through floe's
+// Parquet source on the data file itself, columns matched by name as the
+// table's name mapping says (field ids when the file has them).
+func openTasks(ctx context.Context, scan *table.Scan, tasks []table.FileScanTask, schema *pinot.Schema, reader string) (segments.Source, error) {
+	switch reader {
+	case "arrow":
+		arrowSchema, batches, err := scan.ReadTasks(ctx, tasks)
+		if err != nil {
+			return nil, fmt.Errorf("read data file: %w", err)
+		}
+		return floearrow.NewSource(arrowSchema, batches, floearrow.Config{Schema: schema, Name: "bench"})
+	case "parquet":
+		for _, t := range tasks {
+			if t.File.FilePath() != tasks[0].File.FilePath() || len(t.DeleteFiles) > 0 {
+				return nil, errors.New("the parquet reader takes one data file without deletes")
+			}
+		}
+		path := strings.TrimPrefix(tasks[0].File.FilePath(), "file://")
+		return floeparquet.OpenFile(ctx, path, floeparquet.Config{Schema: schema})
+	}
+	return nil, fmt.Errorf("unknown -reader %q", reader)
 }
 
 // drain reads every batch of src and prints the row count.
