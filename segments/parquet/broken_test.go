@@ -180,6 +180,25 @@ func writeRepAtOne(t *testing.T, path string) {
 	}
 }
 
+// openMetadata opens a file's Parquet metadata for the test's duration.
+func openMetadata(t *testing.T, path string) *parquet.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf, err := floeparquet.OpenMetadata(f, st.Size())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pf
+}
+
 // drainFile reads every batch of a file and returns the first error.
 func drainFile(t *testing.T, path string, schema *pinot.Schema) error {
 	t.Helper()
@@ -224,16 +243,7 @@ func TestSource_float16(t *testing.T) {
 			t.Errorf("row %d = %v, want %v", i, r[0], want[i])
 		}
 	}
-	pf, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pf.Close()
-	st, _ := pf.Stat()
-	meta, err := floeparquet.OpenMetadata(pf, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	meta := openMetadata(t, path)
 	inf, err := floeparquet.InferSchema(meta, "t", "", nil)
 	if err != nil {
 		t.Fatal(err)

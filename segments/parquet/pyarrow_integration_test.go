@@ -4,7 +4,6 @@ package parquet_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -38,28 +37,13 @@ func pyarrowSchema() *pinot.Schema {
 // timestamps, non-compliant list names, structs, maps) and compares every
 // cell with the values pyarrow was given.
 func TestSource_pyarrowFiles(t *testing.T) {
-	py := filepath.Join("..", "..", ".venv", "bin", "python")
-	if _, err := os.Stat(py); err != nil {
-		t.Fatalf("pyarrow is missing: run scripts/setup-python.sh (creates .venv with pyarrow): %v", err)
-	}
-	dir := t.TempDir()
-	if out, err := exec.CommandContext(t.Context(), py, filepath.Join("testdata", "pyarrow", "write_fixtures.py"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("write fixtures with pyarrow: %v\n%s", err, out)
-	}
+	dir := writePyarrowFixtures(t)
 	want := readExpectedJSONL(t, filepath.Join(dir, "expected.jsonl"))
 	schema := pyarrowSchema()
 	for _, file := range []string{"legacy.parquet", "int96.parquet"} {
 		t.Run(file, func(t *testing.T) {
-			src, err := parquet.OpenFile(context.Background(), filepath.Join(dir, file), parquet.Config{
-				Schema: schema, BatchRows: 333, Columns: map[string]string{"st_a": "st.a"}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			got := sourcetest.ReadAll(t, src, schema)
-			if len(got) != len(want) {
-				t.Fatalf("read %d rows, want %d", len(got), len(want))
-			}
+			got := readRows(t, filepath.Join(dir, file), parquet.Config{
+				Schema: schema, BatchRows: 333, Columns: map[string]string{"st_a": "st.a"}}, len(want))
 			for i := range got {
 				for c, f := range schema.Fields {
 					g, w := normalizeJSONValue(got[i][c]), want[i][f.Name]
@@ -75,30 +59,49 @@ func TestSource_pyarrowFiles(t *testing.T) {
 // TestSource_pyarrowFloat16 reads the FLOAT16 column pyarrow wrote as
 // Pinot FLOAT, each value equal to what pyarrow reads back.
 func TestSource_pyarrowFloat16(t *testing.T) {
-	py := filepath.Join("..", "..", ".venv", "bin", "python")
-	dir := t.TempDir()
-	if out, err := exec.CommandContext(t.Context(), py, filepath.Join("testdata", "pyarrow", "write_fixtures.py"), dir).CombinedOutput(); err != nil {
-		t.Fatalf("write fixtures with pyarrow (scripts/setup-python.sh makes .venv): %v\n%s", err, out)
-	}
+	dir := writePyarrowFixtures(t)
 	want := readExpectedJSONL(t, filepath.Join(dir, "float16_expected.jsonl"))
 	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
 		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
 		{Name: "h", DataType: pinot.Float, SingleValue: true, FieldType: pinot.Metric},
 	}}
-	src, err := parquet.OpenFile(t.Context(), filepath.Join(dir, "float16.parquet"), parquet.Config{Schema: schema})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	got := sourcetest.ReadAll(t, src, schema)
-	if len(got) != len(want) {
-		t.Fatalf("read %d rows, want %d", len(got), len(want))
-	}
+	got := readRows(t, filepath.Join(dir, "float16.parquet"), parquet.Config{Schema: schema}, len(want))
 	for i := range got {
 		if g, w := normalizeJSONValue(got[i][1]), want[i]["h"]; !reflect.DeepEqual(g, w) {
 			t.Fatalf("row %d: h = %#v, pyarrow reads %#v", i, g, w)
 		}
 	}
+}
+
+// readRows reads a whole file through the Parquet source and checks it
+// holds n rows.
+func readRows(t *testing.T, path string, cfg parquet.Config, n int) [][]any {
+	t.Helper()
+	src, err := parquet.OpenFile(t.Context(), path, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := sourcetest.ReadAll(t, src, cfg.Schema)
+	if len(got) != n {
+		t.Fatalf("read %d rows, want %d", len(got), n)
+	}
+	return got
+}
+
+// writePyarrowFixtures runs testdata/pyarrow/write_fixtures.py with the
+// repo venv's pyarrow and returns the directory it wrote.
+func writePyarrowFixtures(t *testing.T) string {
+	t.Helper()
+	py := filepath.Join("..", "..", ".venv", "bin", "python")
+	if _, err := os.Stat(py); err != nil {
+		t.Fatalf("pyarrow is missing: run scripts/setup-python.sh (creates .venv with pyarrow): %v", err)
+	}
+	dir := t.TempDir()
+	if out, err := exec.CommandContext(t.Context(), py, filepath.Join("testdata", "pyarrow", "write_fixtures.py"), dir).CombinedOutput(); err != nil {
+		t.Fatalf("write fixtures with pyarrow: %v\n%s", err, out)
+	}
+	return dir
 }
 
 func readExpectedJSONL(t *testing.T, path string) []map[string]any {

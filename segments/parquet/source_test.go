@@ -203,16 +203,7 @@ func TestSource_pagesAndGroups(t *testing.T) {
 		rows = append(rows, makePQRow(i))
 	}
 	path := writePQFile(t, rows)
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	pf, err := floeparquet.OpenMetadata(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pf := openMetadata(t, path)
 	if n := len(pf.RowGroups()); n < 3 {
 		t.Fatalf("fixture has %d row groups, want ≥3 so batches cross row groups", n)
 	}
@@ -316,16 +307,7 @@ func TestSource_Next_corruptPages(t *testing.T) {
 
 func TestInferParquetSchema(t *testing.T) {
 	path := writePQFile(t, []pqRow{makePQRow(0), makePQRow(1)})
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	st, _ := f.Stat()
-	pf, err := floeparquet.OpenMetadata(f, st.Size())
-	if err != nil {
-		t.Fatal(err)
-	}
+	pf := openMetadata(t, path)
 	inf, err := floeparquet.InferSchema(pf, "tbl", "ts_us", nil)
 	if err != nil {
 		t.Fatal(err)

@@ -79,36 +79,59 @@ func Decimal(unscaled *big.Int, scale int32) string {
 	return s
 }
 
-// JavaFloat renders a float the way Java's Float/Double.toString does
-// for the common cases: plain between 1e-3 and 1e7, else computerized
-// scientific notation, always with a fractional digit.
-func JavaFloat(f float64, bits int) string {
+// JavaFloat renders a float as Java's Float.toString (bits 32) or
+// Double.toString (bits 64) does: shortest round-trip digits, at least
+// two significant ones; plain in [1e-3, 1e7), else d.dddE±n.
+func JavaFloat(v float64, bits int) string {
 	switch {
-	case math.IsNaN(f):
+	case math.IsNaN(v):
 		return "NaN"
-	case math.IsInf(f, 1):
+	case math.IsInf(v, 1):
 		return "Infinity"
-	case math.IsInf(f, -1):
+	case math.IsInf(v, -1):
 		return "-Infinity"
-	}
-	abs := math.Abs(f)
-	if abs == 0 || (abs >= 1e-3 && abs < 1e7) {
-		s := strconv.FormatFloat(f, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
+	case v == 0:
+		if math.Signbit(v) {
+			return "-0.0"
 		}
-		return s
+		return "0.0"
 	}
-	s := strconv.FormatFloat(f, 'E', -1, bits)
-	mant, exp, _ := strings.Cut(s, "E")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
+	e := strconv.FormatFloat(v, 'e', -1, bits) // -1.2345e+06
+	sign := ""
+	if e[0] == '-' {
+		sign, e = "-", e[1:]
 	}
-	exp = strings.TrimPrefix(exp, "+")
-	if strings.HasPrefix(exp, "-") {
-		exp = "-" + strings.TrimLeft(exp[1:], "0")
-	} else {
-		exp = strings.TrimLeft(exp, "0")
+	ei := strings.IndexByte(e, 'e')
+	digits := strings.Replace(e[:ei], ".", "", 1)
+	exp, _ := strconv.Atoi(e[ei+1:])
+	if len(digits) == 1 {
+		// Java prints at least two significant digits and picks the
+		// two-digit decimal closest to v (4.9E-324, not 5.0E-324).
+		e2 := strconv.FormatFloat(math.Abs(v), 'e', 1, bits)
+		ei2 := strings.IndexByte(e2, 'e')
+		digits = strings.TrimRight(strings.Replace(e2[:ei2], ".", "", 1), "0")
+		exp, _ = strconv.Atoi(e2[ei2+1:])
+		if digits == "" {
+			digits = "0"
+		}
 	}
-	return mant + "E" + exp
+	abs := math.Abs(v)
+	if abs >= 1e-3 && abs < 1e7 {
+		if exp >= 0 {
+			for len(digits) < exp+1 {
+				digits += "0"
+			}
+			frac := digits[exp+1:]
+			if frac == "" {
+				frac = "0"
+			}
+			return sign + digits[:exp+1] + "." + frac
+		}
+		return sign + "0." + strings.Repeat("0", -exp-1) + digits
+	}
+	frac := digits[1:]
+	if frac == "" {
+		frac = "0"
+	}
+	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
 }

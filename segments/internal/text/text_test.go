@@ -30,6 +30,7 @@ func TestJavaFloat(t *testing.T) {
 	}{
 		{1, 64, "1.0"}, {1.5, 64, "1.5"}, {1e10, 64, "1.0E10"}, {1.25e-5, 64, "1.25E-5"}, {0.001, 64, "0.001"},
 		{-1234567.5, 64, "-1234567.5"}, {math.Inf(-1), 64, "-Infinity"}, {0.1, 32, "0.1"}, {12345678, 64, "1.2345678E7"},
+		{4.9e-324, 64, "4.9E-324"}, {math.Copysign(0, -1), 64, "-0.0"}, {math.NaN(), 32, "NaN"},
 	}
 	for _, tt := range tests {
 		if got := JavaFloat(tt.f, tt.bits); got != tt.want {
