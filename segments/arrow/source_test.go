@@ -217,16 +217,7 @@ func TestSource_types(t *testing.T) {
 			rec := full.NewSlice(1, 4) // a sliced batch: every array has an offset
 			full.Release()
 			f := pinot.FieldSpec{Name: "c", DataType: tt.to, SingleValue: !tt.mv}
-			ps := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{f}}
-			src, err := floearrow.NewSource(schema, batchesOf(rec), floearrow.Config{Schema: ps, Name: "mem"})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer src.Close()
-			b, err := src.Next(context.Background())
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := firstBatch(t, schema, rec, f)
 			for r, want := range tt.want {
 				if got := sourcetest.Cell(b.Columns[0], f, r); fmt.Sprint(got) != fmt.Sprint(want) {
 					t.Errorf("row %d = %#v, want %#v", r, got, want)
@@ -267,19 +258,27 @@ func TestSource_dictionaryArrays(t *testing.T) {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: dt, Nullable: true}}, nil)
 	rec := array.NewRecordBatch(schema, []arrow.Array{dict}, 5)
 	f := pinot.FieldSpec{Name: "c", DataType: pinot.String, SingleValue: true}
-	src, err := floearrow.NewSource(schema, batchesOf(rec), floearrow.Config{
-		Schema: &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{f}}, Name: "mem"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	b, err := src.Next(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := firstBatch(t, schema, rec, f)
 	var got []any
 	for r := 0; r < b.Rows; r++ {
 		got = append(got, sourcetest.Cell(b.Columns[0], f, r))
 	}
 	check(t, "dictionary column", fmt.Sprint(got), fmt.Sprint([]any{"zzz", "x", nil, "yy", "zzz"}))
+}
+
+// firstBatch reads the first batch of a one-column source over rec; the
+// source closes when the test ends.
+func firstBatch(t *testing.T, schema *arrow.Schema, rec arrow.RecordBatch, f pinot.FieldSpec) *segments.Batch {
+	t.Helper()
+	src, err := floearrow.NewSource(schema, batchesOf(rec), floearrow.Config{
+		Schema: &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{f}}, Name: "mem"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { src.Close() })
+	b, err := src.Next(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
