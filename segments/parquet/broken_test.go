@@ -1,6 +1,7 @@
 package parquet_test
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -97,6 +98,10 @@ func TestSource_brokenFiles(t *testing.T) {
 			parquettest.WriteFile(t, path, idRows(1000), parquet.PageBufferSize(256))
 			editFooter(t, path, func(md *format.FileMetaData) { md.NumRows, md.RowGroups[0].NumRows = 1100, 1100 })
 		}, longColumn("id", false), segments.ErrCorruptSource, "ended before the row group's last row", true},
+		{"dictionary page v1 shorter than its values", func(t *testing.T, path string) { writeShortDictPage(t, path, 1) },
+			stringColumn("s"), segments.ErrCorruptSource, "dictionary-encoded page 0 holds 1000 indexes for 1100 values", true},
+		{"dictionary page v2 shorter than its values", func(t *testing.T, path string) { writeShortDictPage(t, path, 2) },
+			stringColumn("s"), segments.ErrCorruptSource, "dictionary-encoded page 0 holds 1000 indexes for 1100 values", true},
 		{"repetition levels start at 1", writeRepAtOne, longColumn("tags", true), segments.ErrCorruptSource,
 			"repetition level 1 where a row must start", true},
 		{"INT96 time of day out of range", func(t *testing.T, path string) {
@@ -142,6 +147,58 @@ func TestSource_brokenFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+func stringColumn(name string) *pinot.Schema {
+	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension}}}
+}
+
+type dictRow struct {
+	S string `parquet:"s,dict"`
+}
+
+// writeShortDictPage writes 1,000 dictionary-encoded strings in one data
+// page (format version v), then makes the page header and the footer claim
+// 1,100: parquet-go pads the missing indexes with 0, which would read as
+// 100 made-up copies of the first dictionary entry.
+func writeShortDictPage(t *testing.T, path string, v int) {
+	t.Helper()
+	rows := make([]dictRow, 1000)
+	for i := range rows {
+		rows[i].S = fmt.Sprint("v", i%7)
+	}
+	parquettest.WriteFile(t, path, rows, parquet.DataPageVersion(v), parquet.Compression(&parquet.Snappy))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := openMetadata(t, path).Metadata().RowGroups[0].Columns[0].MetaData.DataPageOffset
+	proto := new(thrift.CompactProtocol)
+	br := bytes.NewReader(b[off:])
+	var h format.PageHeader
+	if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	size := len(b[off:]) - br.Len()
+	if d, ok := h.DataPageHeader.Get(); ok {
+		d.NumValues = 1100
+		h.DataPageHeader = thrift.New(d)
+	}
+	if d, ok := h.DataPageHeaderV2.Get(); ok {
+		d.NumValues, d.NumRows = 1100, 1100
+		h.DataPageHeaderV2 = thrift.New(d)
+	}
+	nb, err := thrift.Marshal(proto, &h)
+	if err != nil || len(nb) != size {
+		t.Fatalf("page header re-encoded to %d bytes, was %d (%v)", len(nb), size, err)
+	}
+	copy(b[off:], nb)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editFooter(t, path, func(md *format.FileMetaData) {
+		md.NumRows, md.RowGroups[0].NumRows, md.RowGroups[0].Columns[0].MetaData.NumValues = 1100, 1100, 1100
+	})
 }
 
 // writeRepAtOne writes a list column whose first value claims to continue

@@ -21,8 +21,10 @@ type pqLeafReader struct {
 	conv   *convert.Converter
 	slot   convert.Slot
 
-	pages parquet.Pages
-	held  []parquet.Page
+	pages  parquet.Pages
+	held   []parquet.Page
+	check  *indexCheck // verifies short dictionary index streams
+	pageNo int         // data pages read from the current chunk
 
 	page    parquet.Page
 	def     []byte
@@ -54,12 +56,13 @@ func newLeafReader(b *pqBinding) (*pqLeafReader, error) {
 }
 
 // startRowGroup switches to the column chunk of a new row group.
-func (r *pqLeafReader) startRowGroup(rg parquet.RowGroup) {
+func (r *pqLeafReader) startRowGroup(rg parquet.RowGroup, check *indexCheck) {
 	if r.pages != nil {
 		r.pages.Close()
 	}
 	r.pages = rg.ColumnChunks()[r.b.leaf.Index()].Pages()
 	r.page, r.li, r.levels = nil, 0, 0
+	r.check, r.pageNo = check, 0
 }
 
 // release hands back the pages the previous batch pointed into.
@@ -98,6 +101,8 @@ func (r *pqLeafReader) nextPage() (err error) {
 	}
 	r.held = append(r.held, page)
 	r.page, r.li, r.vi = page, 0, 0
+	k := r.pageNo
+	r.pageNo++
 	r.rep = page.RepetitionLevels()
 	r.def = nil
 	if r.maxDef > 0 {
@@ -113,7 +118,13 @@ func (r *pqLeafReader) nextPage() (err error) {
 		}
 		data := page.Data()
 		r.dictIdx = data.Int32()
-		return r.checkDense(len(r.dictIdx))
+		if err := r.checkDense(len(r.dictIdx)); err != nil {
+			return err
+		}
+		if n := len(r.dictIdx); r.dictLen > 1 && n > 0 && r.dictIdx[n-1] == 0 {
+			return r.check.check(k, r.presentLevels())
+		}
+		return nil
 	}
 	r.dictIdx = nil
 	if err := r.vals.load(page); err != nil {
@@ -122,18 +133,23 @@ func (r *pqLeafReader) nextPage() (err error) {
 	return r.checkDense(r.vals.n)
 }
 
-// checkDense verifies the page holds a value for every present level.
-func (r *pqLeafReader) checkDense(n int) error {
-	want := r.levels
-	if r.def != nil {
-		want = 0
-		for _, d := range r.def {
-			if int(d) == r.maxDef {
-				want++
-			}
+// presentLevels counts the page's values that are not null.
+func (r *pqLeafReader) presentLevels() int {
+	if r.def == nil {
+		return r.levels
+	}
+	want := 0
+	for _, d := range r.def {
+		if int(d) == r.maxDef {
+			want++
 		}
 	}
-	if n < want {
+	return want
+}
+
+// checkDense verifies the page holds a value for every present level.
+func (r *pqLeafReader) checkDense(n int) error {
+	if want := r.presentLevels(); n < want {
 		return fmt.Errorf("%w: page has %d values for %d present levels", segments.ErrCorruptSource, n, want)
 	}
 	return nil

@@ -46,6 +46,7 @@ type Config struct {
 // rows came from, never the whole file.
 type Source struct {
 	name    string
+	r       io.ReaderAt
 	file    *parquet.File
 	closer  io.Closer
 	groups  []parquet.RowGroup
@@ -131,7 +132,7 @@ func NewSource(ctx context.Context, r io.ReaderAt, size int64, cfg Config) (*Sou
 	if err := ft.checkChunks(binds); err != nil {
 		return nil, withFile(err, cfg.Name)
 	}
-	s := &Source{name: cfg.Name, file: f, groups: f.RowGroups(), batchN: cfg.BatchRows}
+	s := &Source{name: cfg.Name, r: r, file: f, groups: f.RowGroups(), batchN: cfg.BatchRows}
 	if s.batchN <= 0 {
 		s.batchN = DefaultBatchRows
 	}
@@ -183,7 +184,7 @@ func (s *Source) Next(ctx context.Context) (*segments.Batch, error) {
 		rg := s.groups[s.rg]
 		if !s.started {
 			for _, l := range s.leaves {
-				l.startRowGroup(rg)
+				l.startRowGroup(rg, newIndexCheck(s.r, s.file.Metadata(), s.rg, l.b.leaf))
 			}
 			s.started = true
 		}
