@@ -337,3 +337,65 @@ func TestSource_fieldIDs(t *testing.T) {
 		t.Fatalf("missing id: err = %v", err)
 	}
 }
+
+// TestSource_keyValueWithoutValue reads a file whose footer holds
+// key/value metadata entries with a key and no value (file level and
+// column-chunk level): the value is optional for some writers, required
+// for parquet-go, so floe gives it an empty value.
+func TestSource_keyValueWithoutValue(t *testing.T) {
+	path := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "kv.parquet"), idRows(10))
+	const marker = "\x0bZZZVALUEZZZ"
+	editFooterBytes(t, path, func(md *format.FileMetaData) {
+		md.KeyValueMetadata = append(md.KeyValueMetadata, format.KeyValue{Key: "file", Value: marker[1:]})
+		md.RowGroups[0].Columns[0].MetaData.KeyValueMetadata = []format.KeyValue{{Key: "chunk", Value: marker[1:]}}
+	}, func(footer []byte) []byte {
+		// Drop each value field (header 0x18, length, bytes).
+		return bytes.ReplaceAll(footer, []byte("\x18"+marker), nil)
+	})
+	pf := openMetadata(t, path)
+	if kv := pf.Metadata().RowGroups[0].Columns[0].MetaData.KeyValueMetadata; len(kv) != 1 || kv[0].Key != "chunk" || kv[0].Value != "" {
+		t.Fatalf("column chunk key/value metadata %+v, want chunk with an empty value", kv)
+	}
+	got, err := drainRows(t, path, longColumn("id", false))
+	if err != nil || got != 10 {
+		t.Fatalf("read %d rows, err %v; want 10", got, err)
+	}
+}
+
+// editFooterBytes is editFooter plus a last edit of the encoded footer.
+func editFooterBytes(t *testing.T, path string, edit func(*format.FileMetaData), raw func([]byte) []byte) {
+	t.Helper()
+	editFooter(t, path, edit)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int(binary.LittleEndian.Uint32(b[len(b)-8:]))
+	start := len(b) - 8 - n
+	footer := raw(append([]byte{}, b[start:len(b)-8]...))
+	out := append(append(b[:start:start], footer...), binary.LittleEndian.AppendUint32(nil, uint32(len(footer)))...)
+	if err := os.WriteFile(path, append(out, "PAR1"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// drainRows counts the rows of a file, or returns the first error.
+func drainRows(t *testing.T, path string, schema *pinot.Schema) (int, error) {
+	t.Helper()
+	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema})
+	if err != nil {
+		return 0, err
+	}
+	defer src.Close()
+	rows := 0
+	for {
+		b, err := src.Next(t.Context())
+		if errors.Is(err, io.EOF) {
+			return rows, nil
+		}
+		if err != nil {
+			return rows, err
+		}
+		rows += b.Rows
+	}
+}

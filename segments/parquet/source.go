@@ -92,7 +92,8 @@ func OpenFile(ctx context.Context, path string, cfg Config) (*Source, error) {
 }
 
 // OpenMetadata opens the Parquet metadata of r (size bytes), turning
-// decoder panics on corrupt input into errors.
+// decoder panics on corrupt input into errors. A key/value metadata entry
+// without a value reads as an empty value.
 func OpenMetadata(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 	defer func() {
 		if p := recover(); p != nil {
@@ -105,6 +106,7 @@ func OpenMetadata(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 			return nil, fmt.Errorf("%w: encrypted Parquet file (encrypted footer)", segments.ErrUnsupportedInput)
 		}
 	}
+	r, size = repairFooter(r, size)
 	f, err = parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
 	if err != nil {
 		return nil, fmt.Errorf("%w: open Parquet file: %v", segments.ErrCorruptSource, err)
@@ -117,6 +119,7 @@ func OpenMetadata(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 
 // NewSource reads the Parquet file in r (size bytes).
 func NewSource(ctx context.Context, r io.ReaderAt, size int64, cfg Config) (*Source, error) {
+	r, size = repairFooter(r, size)
 	f, err := OpenMetadata(r, size)
 	if err != nil {
 		return nil, &segments.SourceError{File: cfg.Name, Err: err}
