@@ -15,6 +15,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
+	"github.com/pierrec/lz4/v4"
 
 	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/pinot"
@@ -110,8 +111,8 @@ func TestSource_brokenFiles(t *testing.T) {
 		}, tsSchema, segments.ErrCorruptSource, "INT96 timestamp with time of day", true},
 		{"unsupported codec", func(t *testing.T, path string) {
 			parquettest.WriteFile(t, path, idRows(10))
-			editFooter(t, path, func(md *format.FileMetaData) { md.RowGroups[0].Columns[0].MetaData.Codec = format.Lz4 })
-		}, longColumn("id", false), segments.ErrUnsupportedInput, "unsupported: Parquet compression codec LZ4", true},
+			editFooter(t, path, func(md *format.FileMetaData) { md.RowGroups[0].Columns[0].MetaData.Codec = format.LZO })
+		}, longColumn("id", false), segments.ErrUnsupportedInput, "unsupported: Parquet compression codec LZO", true},
 		{"encrypted footer", func(t *testing.T, path string) {
 			parquettest.WriteFile(t, path, idRows(10))
 			b, _ := os.ReadFile(path)
@@ -398,4 +399,108 @@ func drainRows(t *testing.T, path string, schema *pinot.Schema) (int, error) {
 		}
 		rows += b.Rows
 	}
+}
+
+// lz4Codec writes Parquet's deprecated LZ4 codec (id 5) the way parquet-mr
+// does (hadoop: one frame of sizes, then the block) or older parquet-cpp
+// did (one raw block). parquet-go cannot read it back; floe can.
+type lz4Codec struct{ hadoop bool }
+
+func (c lz4Codec) String() string                            { return "LZ4" }
+func (c lz4Codec) CompressionCodec() format.CompressionCodec { return format.Lz4 }
+func (c lz4Codec) Decode(dst, src []byte) ([]byte, error)    { return nil, errors.New("not for reading") }
+
+func (c lz4Codec) Encode(dst, src []byte) ([]byte, error) {
+	block := make([]byte, lz4.CompressBlockBound(len(src)))
+	n, err := lz4.CompressBlock(src, block, nil)
+	if err != nil {
+		return nil, err
+	}
+	if n == 0 && len(src) > 0 { // incompressible: a literal-only block
+		return nil, errors.New("incompressible test data")
+	}
+	dst = dst[:0]
+	if c.hadoop {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(len(src)))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(n))
+	}
+	return append(dst, block[:n]...), nil
+}
+
+type lz4Row struct {
+	ID   int64   `parquet:"id"`
+	Name string  `parquet:"name,dict"`
+	Tags []int32 `parquet:"tags,list"`
+	Opt  *string `parquet:"opt,optional"`
+}
+
+// TestSource_lz4 reads both LZ4 variants, data pages v1 and v2, with
+// dictionaries, lists and nulls, and gets the rows that were written.
+func TestSource_lz4(t *testing.T) {
+	rows := make([]lz4Row, 3000)
+	for i := range rows {
+		rows[i] = lz4Row{ID: int64(i) * 7, Name: fmt.Sprint("name-", i%13)}
+		for j := 0; j < i%4; j++ {
+			rows[i].Tags = append(rows[i].Tags, int32(i+j))
+		}
+		if i%5 != 0 {
+			s := fmt.Sprint("opt-", i%9)
+			rows[i].Opt = &s
+		}
+	}
+	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
+		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
+		{Name: "name", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
+		{Name: "tags", DataType: pinot.Int, FieldType: pinot.Dimension},
+		{Name: "opt", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
+	}}
+	for _, hadoop := range []bool{true, false} {
+		for _, v := range []int{1, 2} {
+			t.Run(fmt.Sprintf("hadoop=%t page v%d", hadoop, v), func(t *testing.T) {
+				path := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "lz4.parquet"), rows,
+					parquet.Compression(lz4Codec{hadoop: hadoop}), parquet.DataPageVersion(v),
+					parquet.PageBufferSize(2048), parquet.MaxRowsPerRowGroup(1000))
+				for _, rg := range openMetadata(t, path).Metadata().RowGroups {
+					for _, c := range rg.Columns {
+						if c.MetaData.Codec != format.Lz4 {
+							t.Fatalf("the writer used codec %s, want LZ4", c.MetaData.Codec)
+						}
+					}
+				}
+				tmp := t.TempDir()
+				src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema, TempDir: tmp})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := sourcetest.ReadAll(t, src, schema)
+				if err := src.Close(); err != nil {
+					t.Fatal(err)
+				}
+				if left, _ := os.ReadDir(tmp); len(left) != 0 {
+					t.Errorf("Close left %d files in TempDir", len(left))
+				}
+				if len(got) != len(rows) {
+					t.Fatalf("read %d rows, want %d", len(got), len(rows))
+				}
+				for i, r := range rows {
+					var tags, opt any
+					for _, x := range r.Tags {
+						tags = append(asAnySlice(tags), any(int64(x)))
+					}
+					if r.Opt != nil {
+						opt = *r.Opt
+					}
+					want := fmt.Sprint([]any{r.ID, r.Name, tags, opt})
+					if g := fmt.Sprint(got[i]); g != want {
+						t.Fatalf("row %d = %s, want %s", i, g, want)
+					}
+				}
+			})
+		}
+	}
+}
+
+func asAnySlice(v any) []any {
+	s, _ := v.([]any)
+	return s
 }

@@ -60,7 +60,7 @@ func (ft *footer) checkChunks(binds []pqBinding) error {
 			}
 			if c := cc.MetaData.Codec; !supportedCodecs[c] {
 				return &segments.SourceError{Column: b.field.Name,
-					Err: fmt.Errorf("%w: Parquet compression codec %s in column %s, row group %d (floe reads UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD, LZ4_RAW)",
+					Err: fmt.Errorf("%w: Parquet compression codec %s in column %s, row group %d (floe reads UNCOMPRESSED, SNAPPY, GZIP, BROTLI, ZSTD, LZ4, LZ4_RAW)",
 						segments.ErrUnsupportedInput, c, b.source, rg)}
 			}
 		}

@@ -5,15 +5,19 @@ package parquet_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/parquet-go/parquet-go"
+
+	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments/internal/sourcetest"
-	"github.com/floehq/floe/segments/parquet"
+	floeparquet "github.com/floehq/floe/segments/parquet"
 )
 
 // pyarrowSchema is the Pinot schema the pyarrow fixtures are read with.
@@ -42,7 +46,7 @@ func TestSource_pyarrowFiles(t *testing.T) {
 	schema := pyarrowSchema()
 	for _, file := range []string{"legacy.parquet", "int96.parquet"} {
 		t.Run(file, func(t *testing.T) {
-			got := readRows(t, filepath.Join(dir, file), parquet.Config{
+			got := readRows(t, filepath.Join(dir, file), floeparquet.Config{
 				Schema: schema, BatchRows: 333, Columns: map[string]string{"st_a": "st.a"}}, len(want))
 			for i := range got {
 				for c, f := range schema.Fields {
@@ -65,7 +69,7 @@ func TestSource_pyarrowFloat16(t *testing.T) {
 		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
 		{Name: "h", DataType: pinot.Float, SingleValue: true, FieldType: pinot.Metric},
 	}}
-	got := readRows(t, filepath.Join(dir, "float16.parquet"), parquet.Config{Schema: schema}, len(want))
+	got := readRows(t, filepath.Join(dir, "float16.parquet"), floeparquet.Config{Schema: schema}, len(want))
 	for i := range got {
 		if g, w := normalizeJSONValue(got[i][1]), want[i]["h"]; !reflect.DeepEqual(g, w) {
 			t.Fatalf("row %d: h = %#v, pyarrow reads %#v", i, g, w)
@@ -75,9 +79,9 @@ func TestSource_pyarrowFloat16(t *testing.T) {
 
 // readRows reads a whole file through the Parquet source and checks it
 // holds n rows.
-func readRows(t *testing.T, path string, cfg parquet.Config, n int) [][]any {
+func readRows(t *testing.T, path string, cfg floeparquet.Config, n int) [][]any {
 	t.Helper()
-	src, err := parquet.OpenFile(t.Context(), path, cfg)
+	src, err := floeparquet.OpenFile(t.Context(), path, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,6 +91,56 @@ func readRows(t *testing.T, path string, cfg parquet.Config, n int) [][]any {
 		t.Fatalf("read %d rows, want %d", len(got), n)
 	}
 	return got
+}
+
+// TestSource_lz4MatchesPyarrow: files in Parquet's deprecated LZ4 codec,
+// Hadoop-framed and raw, read by floe give the values pyarrow reads.
+func TestSource_lz4MatchesPyarrow(t *testing.T) {
+	py := filepath.Join("..", "..", ".venv", "bin", "python")
+	rows := make([]lz4Row, 2000)
+	for i := range rows {
+		rows[i] = lz4Row{ID: int64(i) * 7, Name: fmt.Sprint("name-", i%13)}
+		for j := 0; j < i%4; j++ {
+			rows[i].Tags = append(rows[i].Tags, int32(i+j))
+		}
+		if i%5 != 0 {
+			s := fmt.Sprint("opt-", i%9)
+			rows[i].Opt = &s
+		}
+	}
+	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
+		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
+		{Name: "name", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
+		{Name: "tags", DataType: pinot.Int, FieldType: pinot.Dimension},
+		{Name: "opt", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
+	}}
+	const dump = "import json, sys, pyarrow.parquet as pq\n" +
+		"for r in pq.read_table(sys.argv[1]).to_pylist():\n" +
+		"    r['tags'] = r['tags'] or None\n" +
+		"    print(json.dumps(r))\n"
+	for _, hadoop := range []bool{true, false} {
+		t.Run(fmt.Sprint("hadoop=", hadoop), func(t *testing.T) {
+			path := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "lz4.parquet"), rows,
+				parquet.Compression(lz4Codec{hadoop: hadoop}), parquet.PageBufferSize(2048))
+			out, err := exec.CommandContext(t.Context(), py, "-c", dump, path).Output()
+			if err != nil {
+				t.Fatalf("pyarrow read: %v (scripts/setup-python.sh makes .venv)", err)
+			}
+			jsonl := filepath.Join(t.TempDir(), "want.jsonl")
+			if err := os.WriteFile(jsonl, out, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			want := readExpectedJSONL(t, jsonl)
+			got := readRows(t, path, floeparquet.Config{Schema: schema}, len(want))
+			for i := range got {
+				for c, f := range schema.Fields {
+					if g, w := normalizeJSONValue(got[i][c]), want[i][f.Name]; !reflect.DeepEqual(g, w) {
+						t.Fatalf("row %d column %s = %#v, pyarrow reads %#v", i, f.Name, g, w)
+					}
+				}
+			}
+		})
+	}
 }
 
 // writePyarrowFixtures runs testdata/pyarrow/write_fixtures.py with the

@@ -8,6 +8,7 @@ package parquet
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,26 +40,30 @@ type Config struct {
 	Name string
 	// BatchRows caps the rows of one batch (default DefaultBatchRows).
 	BatchRows int
+	// TempDir holds the uncompressed copy of a file that uses Parquet's
+	// deprecated LZ4 codec while it is read (default os.TempDir()).
+	TempDir string
 }
 
 // Source is a segments.Source that reads a Parquet file column by column and
 // page by page: it holds at most one batch of rows plus the pages those
 // rows came from, never the whole file.
 type Source struct {
-	name    string
-	r       io.ReaderAt
-	file    *parquet.File
-	closer  io.Closer
-	groups  []parquet.RowGroup
-	rg      int
-	rgRow   int64
-	started bool
-	batchN  int
-	leaves  []*pqLeafReader
-	nested  []*pqNestedReader
-	order   []columnFiller
-	batch   segments.Batch
-	rows    int64
+	name      string
+	r         io.ReaderAt
+	rewritten *os.File // the uncompressed copy of an LZ4 file, removed on Close
+	file      *parquet.File
+	closer    io.Closer
+	groups    []parquet.RowGroup
+	rg        int
+	rgRow     int64
+	started   bool
+	batchN    int
+	leaves    []*pqLeafReader
+	nested    []*pqNestedReader
+	order     []columnFiller
+	batch     segments.Batch
+	rows      int64
 }
 
 var _ segments.Source = (*Source)(nil)
@@ -124,6 +129,38 @@ func NewSource(ctx context.Context, r io.ReaderAt, size int64, cfg Config) (*Sou
 	if err != nil {
 		return nil, &segments.SourceError{File: cfg.Name, Err: err}
 	}
+	if !hasLZ4(f.Metadata()) {
+		return newSource(ctx, r, size, f, cfg)
+	}
+	tmp, err := rewriteLZ4(r, size, f.Metadata(), cfg.TempDir)
+	if err != nil {
+		return nil, &segments.SourceError{File: cfg.Name, Err: err}
+	}
+	s, err := openRewritten(ctx, tmp, cfg)
+	if err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return nil, err
+	}
+	s.rewritten = tmp
+	return s, nil
+}
+
+// openRewritten reads the rewritten copy of an LZ4 file.
+func openRewritten(ctx context.Context, tmp *os.File, cfg Config) (*Source, error) {
+	st, err := tmp.Stat()
+	if err != nil {
+		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("rewrite LZ4 Parquet file: %w", err)}
+	}
+	f, err := OpenMetadata(tmp, st.Size())
+	if err != nil {
+		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("rewrite LZ4 Parquet file: %w", err)}
+	}
+	return newSource(ctx, tmp, st.Size(), f, cfg)
+}
+
+// newSource binds the opened file to cfg.Schema.
+func newSource(ctx context.Context, r io.ReaderAt, size int64, f *parquet.File, cfg Config) (*Source, error) {
 	if cfg.Schema == nil {
 		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", segments.ErrColumnMismatch)}
 	}
@@ -240,10 +277,14 @@ func (s *Source) Close() error {
 	for _, n := range s.nested {
 		n.release()
 	}
-	if s.closer != nil {
-		err := s.closer.Close()
-		s.closer = nil
-		return err
+	var err error
+	if s.rewritten != nil {
+		err = errors.Join(s.rewritten.Close(), os.Remove(s.rewritten.Name()))
+		s.rewritten = nil
 	}
-	return nil
+	if s.closer != nil {
+		err = errors.Join(err, s.closer.Close())
+		s.closer = nil
+	}
+	return err
 }
