@@ -504,3 +504,53 @@ func asAnySlice(v any) []any {
 	s, _ := v.([]any)
 	return s
 }
+
+// TestSource_emptyDataPageV2 reads a file with an empty data page v2
+// flagged compressed: its zero-length body is not a compressed stream, so
+// it must be read as empty, not decompressed.
+func TestSource_emptyDataPageV2(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "empty.parquet")
+	writeEmptyV2Page(t, path)
+	schema := longColumn("id", false)
+	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer src.Close()
+	got := sourcetest.ReadAll(t, src, schema)
+	if len(got) != 100 {
+		t.Fatalf("read %d rows, want 100", len(got))
+	}
+	for i, r := range got {
+		if r[0] != int64(i) {
+			t.Fatalf("row %d = %v, want %d", i, r[0], i)
+		}
+	}
+}
+
+// writeEmptyV2Page writes 100 ids in Snappy v2 pages, then puts an empty
+// v2 page (no values, a zero-length body, flagged compressed) in front of
+// the first data page.
+func writeEmptyV2Page(t *testing.T, path string) {
+	t.Helper()
+	parquettest.WriteFile(t, path, idRows(100), parquet.DataPageVersion(2), parquet.Compression(&parquet.Snappy))
+	off := openMetadata(t, path).Metadata().RowGroups[0].Columns[0].MetaData.DataPageOffset
+	h := format.PageHeader{Type: format.DataPageV2, DataPageHeaderV2: thrift.New(format.DataPageHeaderV2{Encoding: format.Plain})}
+	hb, err := thrift.Marshal(new(thrift.CompactProtocol), &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = append(b[:off:off], append(hb, b[off:]...)...)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editFooter(t, path, func(md *format.FileMetaData) {
+		c := &md.RowGroups[0].Columns[0]
+		c.MetaData.TotalCompressedSize += int64(len(hb))
+		c.ColumnIndexOffset, c.ColumnIndexLength, c.OffsetIndexOffset, c.OffsetIndexLength, c.FileOffset = 0, 0, 0, 0, 0
+	})
+}

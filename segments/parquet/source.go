@@ -40,8 +40,9 @@ type Config struct {
 	Name string
 	// BatchRows caps the rows of one batch (default DefaultBatchRows).
 	BatchRows int
-	// TempDir holds the uncompressed copy of a file that uses Parquet's
-	// deprecated LZ4 codec while it is read (default os.TempDir()).
+	// TempDir holds, while it is read, the rewritten copy of a file with
+	// pages parquet-go cannot read (the deprecated LZ4 codec, empty v2
+	// pages flagged compressed; see needsRewrite) (default os.TempDir()).
 	TempDir string
 }
 
@@ -51,7 +52,7 @@ type Config struct {
 type Source struct {
 	name      string
 	r         io.ReaderAt
-	rewritten *os.File // the uncompressed copy of an LZ4 file, removed on Close
+	rewritten *os.File // the rewritten copy of the file (needsRewrite), removed on Close
 	file      *parquet.File
 	closer    io.Closer
 	groups    []parquet.RowGroup
@@ -129,10 +130,10 @@ func NewSource(ctx context.Context, r io.ReaderAt, size int64, cfg Config) (*Sou
 	if err != nil {
 		return nil, &segments.SourceError{File: cfg.Name, Err: err}
 	}
-	if !hasLZ4(f.Metadata()) {
+	if !needsRewrite(r, f.Metadata()) {
 		return newSource(ctx, r, size, f, cfg)
 	}
-	tmp, err := rewriteLZ4(r, size, f.Metadata(), cfg.TempDir)
+	tmp, err := rewriteFile(r, size, f.Metadata(), cfg.TempDir)
 	if err != nil {
 		return nil, &segments.SourceError{File: cfg.Name, Err: err}
 	}
@@ -146,15 +147,15 @@ func NewSource(ctx context.Context, r io.ReaderAt, size int64, cfg Config) (*Sou
 	return s, nil
 }
 
-// openRewritten reads the rewritten copy of an LZ4 file.
+// openRewritten reads the rewritten copy of a file (see needsRewrite).
 func openRewritten(ctx context.Context, tmp *os.File, cfg Config) (*Source, error) {
 	st, err := tmp.Stat()
 	if err != nil {
-		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("rewrite LZ4 Parquet file: %w", err)}
+		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("rewrite Parquet file: %w", err)}
 	}
 	f, err := OpenMetadata(tmp, st.Size())
 	if err != nil {
-		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("rewrite LZ4 Parquet file: %w", err)}
+		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("rewrite Parquet file: %w", err)}
 	}
 	return newSource(ctx, tmp, st.Size(), f, cfg)
 }

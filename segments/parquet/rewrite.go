@@ -15,23 +15,85 @@ import (
 	"github.com/floehq/floe/segments"
 )
 
-// Parquet's deprecated LZ4 codec (format.Lz4) holds either Hadoop-framed
-// blocks (each: uncompressed size, compressed size, both 4-byte big-endian,
-// then an LZ4 block; parquet-mr) or one raw LZ4 block (older parquet-cpp).
-// parquet-go reads neither, so a file that uses it is rewritten once into a
-// temporary file whose LZ4 column chunks are uncompressed, and read from
-// there. Other column chunks are copied as they are.
+// Two kinds of valid page parquet-go cannot read:
+//   - pages in Parquet's deprecated LZ4 codec (format.Lz4), either
+//     Hadoop-framed blocks (each: uncompressed size, compressed size, both
+//     4-byte big-endian, then an LZ4 block; parquet-mr) or one raw LZ4
+//     block (older parquet-cpp);
+//   - an empty data page v2 flagged compressed: its zero-length body is no
+//     valid compressed stream and must not be decompressed.
+// A file holding either is rewritten once into a temporary file where LZ4
+// column chunks are uncompressed and empty v2 pages are flagged
+// uncompressed, and read from there. Other column chunks are copied as
+// they are.
 
-// hasLZ4 reports whether any column chunk uses the deprecated LZ4 codec.
-func hasLZ4(md *format.FileMetaData) bool {
+// needsRewrite reports whether a file holds pages parquet-go cannot read.
+func needsRewrite(r io.ReaderAt, md *format.FileMetaData) bool {
 	for _, rg := range md.RowGroups {
 		for _, c := range rg.Columns {
-			if c.MetaData.Codec == format.Lz4 {
+			if c.MetaData.Codec == format.Lz4 || hasEmptyCompressedV2(r, &c.MetaData) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// emptyCompressedV2 reports a data page v2 with no value bytes that is
+// flagged compressed.
+func emptyCompressedV2(h *format.PageHeader) bool {
+	v2, ok := h.DataPageHeaderV2.Get()
+	if !ok {
+		return false
+	}
+	compressed, set := v2.IsCompressed.Get()
+	return (compressed || !set) && h.CompressedPageSize == v2.RepetitionLevelsByteLength+v2.DefinitionLevelsByteLength
+}
+
+// hasEmptyCompressedV2 walks a compressed chunk's page headers (reading
+// only the headers) for an empty data page v2 flagged compressed.
+func hasEmptyCompressedV2(r io.ReaderAt, m *format.ColumnMetaData) bool {
+	if m.Codec == format.Uncompressed {
+		return false
+	}
+	start, end := chunkStart(m), chunkStart(m)+m.TotalCompressedSize
+	proto := new(thrift.CompactProtocol)
+	for pos := start; pos < end; {
+		h, n, ok := readHeader(r, proto, pos, end)
+		if !ok {
+			return false // parquet-go reports what is wrong
+		}
+		if emptyCompressedV2(&h) {
+			return true
+		}
+		pos += n + int64(h.CompressedPageSize)
+	}
+	return false
+}
+
+// readHeader decodes the page header at pos, reading a small window first
+// and a larger one when the header (with its statistics) does not fit.
+func readHeader(r io.ReaderAt, proto *thrift.CompactProtocol, pos, end int64) (format.PageHeader, int64, bool) {
+	for window := int64(256); ; window *= 8 {
+		buf := make([]byte, min(window, end-pos))
+		k, _ := r.ReadAt(buf, pos)
+		br := bytes.NewReader(buf[:k])
+		var h format.PageHeader
+		if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err == nil {
+			return h, int64(k - br.Len()), h.CompressedPageSize >= 0
+		}
+		if int64(k) < window || window >= 1<<24 {
+			return h, 0, false
+		}
+	}
+}
+
+// chunkStart is the offset of a column chunk's first page.
+func chunkStart(m *format.ColumnMetaData) int64 {
+	if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < m.DataPageOffset {
+		return m.DictionaryPageOffset
+	}
+	return m.DataPageOffset
 }
 
 // decodeLZ4 decompresses a page body of the deprecated LZ4 codec into n
@@ -62,12 +124,13 @@ func decodeLZ4(src []byte, n int) ([]byte, error) {
 	return out, nil
 }
 
-// rewriteLZ4 writes the file with its LZ4 column chunks uncompressed to a
-// temporary file in dir and returns it (the caller closes and removes it).
-func rewriteLZ4(r io.ReaderAt, size int64, md *format.FileMetaData, dir string) (*os.File, error) {
-	out, err := os.CreateTemp(dir, "floe-lz4-*.parquet")
+// rewriteFile writes the file with its LZ4 column chunks uncompressed and
+// its empty v2 pages flagged uncompressed to a temporary file in dir and
+// returns it (the caller closes and removes it).
+func rewriteFile(r io.ReaderAt, size int64, md *format.FileMetaData, dir string) (*os.File, error) {
+	out, err := os.CreateTemp(dir, "floe-rewrite-*.parquet")
 	if err != nil {
-		return nil, fmt.Errorf("rewrite LZ4 Parquet file: %w", err)
+		return nil, fmt.Errorf("rewrite Parquet file: %w", err)
 	}
 	fail := func(err error) (*os.File, error) {
 		out.Close()
@@ -82,20 +145,20 @@ func rewriteLZ4(r io.ReaderAt, size int64, md *format.FileMetaData, dir string) 
 		rg := &md2.RowGroups[i]
 		rg.Columns = slices.Clone(rg.Columns)
 		for j := range rg.Columns {
-			if err := copyChunk(r, w, &rg.Columns[j]); err != nil {
-				return fail(fmt.Errorf("rewrite LZ4 Parquet file: row group %d, column %d: %w", i, j, err))
+			if err := copyChunk(r, w, &rg.Columns[j], hasEmptyCompressedV2(r, &rg.Columns[j].MetaData)); err != nil {
+				return fail(fmt.Errorf("rewrite Parquet file: row group %d, column %d: %w", i, j, err))
 			}
 		}
 	}
 	footer, err := thrift.Marshal(new(thrift.CompactProtocol), &md2)
 	if err != nil {
-		return fail(fmt.Errorf("rewrite LZ4 Parquet file: footer: %w", err))
+		return fail(fmt.Errorf("rewrite Parquet file: footer: %w", err))
 	}
 	w.write(footer)
 	w.write(binary.LittleEndian.AppendUint32(nil, uint32(len(footer))))
 	w.write([]byte("PAR1"))
 	if w.err != nil {
-		return fail(fmt.Errorf("rewrite LZ4 Parquet file: %w", w.err))
+		return fail(fmt.Errorf("rewrite Parquet file: %w", w.err))
 	}
 	return out, nil
 }
@@ -115,21 +178,19 @@ func (o *offsetWriter) write(b []byte) {
 	}
 }
 
-// copyChunk copies one column chunk, decompressing LZ4 pages, and points
-// its metadata at the new bytes.
-func copyChunk(r io.ReaderAt, w *offsetWriter, cc *format.ColumnChunk) error {
+// copyChunk copies one column chunk, decompressing LZ4 pages and flagging
+// empty v2 pages uncompressed (fixV2), and points its metadata at the new
+// bytes.
+func copyChunk(r io.ReaderAt, w *offsetWriter, cc *format.ColumnChunk, fixV2 bool) error {
 	m := &cc.MetaData
-	start := m.DataPageOffset
-	if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < start {
-		start = m.DictionaryPageOffset
-	}
+	start := chunkStart(m)
 	chunk := make([]byte, m.TotalCompressedSize)
 	if _, err := r.ReadAt(chunk, start); err != nil {
 		return fmt.Errorf("%w: read column chunk: %v", segments.ErrCorruptSource, err)
 	}
 	newStart := w.off
 	cc.FileOffset, cc.OffsetIndexOffset, cc.OffsetIndexLength, cc.ColumnIndexOffset, cc.ColumnIndexLength = 0, 0, 0, 0, 0
-	if m.Codec != format.Lz4 {
+	if m.Codec != format.Lz4 && !fixV2 {
 		w.write(chunk)
 		shiftChunk(m, newStart-start)
 		return nil
@@ -152,7 +213,7 @@ func copyChunk(r io.ReaderAt, w *offsetWriter, cc *format.ColumnChunk) error {
 		if int64(pos)+start == m.DataPageOffset {
 			m.DataPageOffset = w.off
 		}
-		data, err := uncompressPage(&h, chunk[body:end])
+		data, err := rewritePage(&h, chunk[body:end], m.Codec)
 		if err != nil {
 			return err
 		}
@@ -164,9 +225,24 @@ func copyChunk(r io.ReaderAt, w *offsetWriter, cc *format.ColumnChunk) error {
 		w.write(data)
 		pos = end
 	}
-	m.Codec = format.Uncompressed
+	if m.Codec == format.Lz4 {
+		m.Codec = format.Uncompressed
+	}
 	m.TotalCompressedSize = w.off - newStart
 	return nil
+}
+
+// rewritePage returns a page's new body, fixing its header to match.
+func rewritePage(h *format.PageHeader, body []byte, codec format.CompressionCodec) ([]byte, error) {
+	if codec == format.Lz4 {
+		return uncompressPage(h, body)
+	}
+	if emptyCompressedV2(h) {
+		v2, _ := h.DataPageHeaderV2.Get()
+		v2.IsCompressed = thrift.New(false)
+		h.DataPageHeaderV2 = thrift.New(v2)
+	}
+	return body, nil
 }
 
 // uncompressPage decompresses an LZ4 page body and fixes its header.
