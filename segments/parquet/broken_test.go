@@ -434,10 +434,9 @@ type lz4Row struct {
 	Opt  *string `parquet:"opt,optional"`
 }
 
-// TestSource_lz4 reads both LZ4 variants, data pages v1 and v2, with
-// dictionaries, lists and nulls, and gets the rows that were written.
-func TestSource_lz4(t *testing.T) {
-	rows := make([]lz4Row, 3000)
+// lz4Rows makes rows with dictionary strings, lists and nulls.
+func lz4Rows(n int) []lz4Row {
+	rows := make([]lz4Row, n)
 	for i := range rows {
 		rows[i] = lz4Row{ID: int64(i) * 7, Name: fmt.Sprint("name-", i%13)}
 		for j := 0; j < i%4; j++ {
@@ -448,12 +447,22 @@ func TestSource_lz4(t *testing.T) {
 			rows[i].Opt = &s
 		}
 	}
-	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
+	return rows
+}
+
+func lz4Schema() *pinot.Schema {
+	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
 		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
 		{Name: "name", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
 		{Name: "tags", DataType: pinot.Int, FieldType: pinot.Dimension},
 		{Name: "opt", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
 	}}
+}
+
+// TestSource_lz4 reads both LZ4 variants, data pages v1 and v2, with
+// dictionaries, lists and nulls, and gets the rows that were written.
+func TestSource_lz4(t *testing.T) {
+	rows, schema := lz4Rows(3000), lz4Schema()
 	for _, hadoop := range []bool{true, false} {
 		for _, v := range []int{1, 2} {
 			t.Run(fmt.Sprintf("hadoop=%t page v%d", hadoop, v), func(t *testing.T) {

@@ -1,14 +1,12 @@
 package parquet
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 
 	"github.com/parquet-go/parquet-go"
-	"github.com/parquet-go/parquet-go/encoding/thrift"
 	"github.com/parquet-go/parquet-go/format"
 
 	"github.com/floehq/floe/segments"
@@ -69,25 +67,24 @@ func (c *indexCheck) dataPage(k int) (format.PageHeader, []byte, error) {
 			return format.PageHeader{}, nil, fmt.Errorf("%w: read column chunk: %v", segments.ErrCorruptSource, err)
 		}
 	}
-	proto := new(thrift.CompactProtocol)
-	for pos, page := 0, 0; pos < len(c.chunk); {
-		br := bytes.NewReader(c.chunk[pos:])
-		var h format.PageHeader
-		if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err != nil {
-			return h, nil, fmt.Errorf("%w: page header: %v", segments.ErrCorruptSource, err)
+	var (
+		found format.PageHeader
+		body  []byte
+		page  int
+	)
+	err := walkPages(c.chunk, func(h *format.PageHeader, _ int, b []byte) (bool, error) {
+		if h.Type != format.DataPage && h.Type != format.DataPageV2 {
+			return true, nil
 		}
-		start := len(c.chunk) - br.Len()
-		end := start + int(h.CompressedPageSize)
-		if h.CompressedPageSize < 0 || end > len(c.chunk) {
-			return h, nil, fmt.Errorf("%w: page of %d bytes past the column chunk", segments.ErrCorruptSource, h.CompressedPageSize)
+		if page == k {
+			found, body = *h, b
+			return false, nil
 		}
-		if h.Type == format.DataPage || h.Type == format.DataPageV2 {
-			if page == k {
-				return h, c.chunk[start:end], nil
-			}
-			page++
-		}
-		pos = end
+		page++
+		return true, nil
+	})
+	if err != nil || body != nil {
+		return found, body, err
 	}
 	return format.PageHeader{}, nil, fmt.Errorf("%w: column chunk has no data page %d", segments.ErrCorruptSource, k)
 }

@@ -97,23 +97,7 @@ func readRows(t *testing.T, path string, cfg floeparquet.Config, n int) [][]any 
 // Hadoop-framed and raw, read by floe give the values pyarrow reads.
 func TestSource_lz4MatchesPyarrow(t *testing.T) {
 	py := filepath.Join("..", "..", ".venv", "bin", "python")
-	rows := make([]lz4Row, 2000)
-	for i := range rows {
-		rows[i] = lz4Row{ID: int64(i) * 7, Name: fmt.Sprint("name-", i%13)}
-		for j := 0; j < i%4; j++ {
-			rows[i].Tags = append(rows[i].Tags, int32(i+j))
-		}
-		if i%5 != 0 {
-			s := fmt.Sprint("opt-", i%9)
-			rows[i].Opt = &s
-		}
-	}
-	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
-		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
-		{Name: "name", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
-		{Name: "tags", DataType: pinot.Int, FieldType: pinot.Dimension},
-		{Name: "opt", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
-	}}
+	rows, schema := lz4Rows(2000), lz4Schema()
 	const dump = "import json, sys, pyarrow.parquet as pq\n" +
 		"for r in pq.read_table(sys.argv[1]).to_pylist():\n" +
 		"    r['tags'] = r['tags'] or None\n" +

@@ -88,6 +88,29 @@ func readHeader(r io.ReaderAt, proto *thrift.CompactProtocol, pos, end int64) (f
 	}
 }
 
+// walkPages calls fn with each page of a column chunk's bytes: its header,
+// the header's offset and its body; fn returns false to stop.
+func walkPages(chunk []byte, fn func(h *format.PageHeader, pos int, body []byte) (bool, error)) error {
+	proto := new(thrift.CompactProtocol)
+	for pos := 0; pos < len(chunk); {
+		br := bytes.NewReader(chunk[pos:])
+		var h format.PageHeader
+		if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err != nil {
+			return fmt.Errorf("%w: page header: %v", segments.ErrCorruptSource, err)
+		}
+		body := len(chunk) - br.Len()
+		end := body + int(h.CompressedPageSize)
+		if h.CompressedPageSize < 0 || end > len(chunk) {
+			return fmt.Errorf("%w: page of %d bytes past the column chunk", segments.ErrCorruptSource, h.CompressedPageSize)
+		}
+		if more, err := fn(&h, pos, chunk[body:end]); err != nil || !more {
+			return err
+		}
+		pos = end
+	}
+	return nil
+}
+
 // chunkStart is the offset of a column chunk's first page.
 func chunkStart(m *format.ColumnMetaData) int64 {
 	if m.DictionaryPageOffset > 0 && m.DictionaryPageOffset < m.DataPageOffset {
@@ -196,34 +219,28 @@ func copyChunk(r io.ReaderAt, w *offsetWriter, cc *format.ColumnChunk, fixV2 boo
 		return nil
 	}
 	proto := new(thrift.CompactProtocol)
-	for pos := 0; pos < len(chunk); {
-		br := bytes.NewReader(chunk[pos:])
-		var h format.PageHeader
-		if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err != nil {
-			return fmt.Errorf("%w: page header: %v", segments.ErrCorruptSource, err)
-		}
-		body := len(chunk) - br.Len()
-		end := body + int(h.CompressedPageSize)
-		if h.CompressedPageSize < 0 || end > len(chunk) {
-			return fmt.Errorf("%w: page past the column chunk", segments.ErrCorruptSource)
-		}
-		if int64(pos)+start == m.DictionaryPageOffset {
+	dict, data := m.DictionaryPageOffset, m.DataPageOffset
+	err := walkPages(chunk, func(h *format.PageHeader, pos int, body []byte) (bool, error) {
+		if int64(pos)+start == dict {
 			m.DictionaryPageOffset = w.off
 		}
-		if int64(pos)+start == m.DataPageOffset {
+		if int64(pos)+start == data {
 			m.DataPageOffset = w.off
 		}
-		data, err := rewritePage(&h, chunk[body:end], m.Codec)
+		out, err := rewritePage(h, body, m.Codec)
 		if err != nil {
-			return err
+			return false, err
 		}
-		hb, err := thrift.Marshal(proto, &h)
+		hb, err := thrift.Marshal(proto, h)
 		if err != nil {
-			return err
+			return false, err
 		}
 		w.write(hb)
-		w.write(data)
-		pos = end
+		w.write(out)
+		return true, nil
+	})
+	if err != nil {
+		return err
 	}
 	if m.Codec == format.Lz4 {
 		m.Codec = format.Uncompressed
