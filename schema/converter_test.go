@@ -13,7 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/schema"
-	"github.com/floehq/floe/segments"
+	floearrow "github.com/floehq/floe/segments/arrow"
 )
 
 // TestTypeTable_converterSupportsEveryRow walks every (Iceberg type, Pinot
@@ -93,7 +93,7 @@ func convertNullRow(t *testing.T, s *iceberg.Schema, ov map[string]schema.Overri
 	}
 	rec := array.NewRecordBatch(asc, cols, 1)
 	batches := iter.Seq2[arrow.RecordBatch, error](func(yield func(arrow.RecordBatch, error) bool) { yield(rec, nil) })
-	src, err := segments.NewArrowSource(asc, batches, segments.ArrowSourceConfig{Schema: res.Schema, Columns: res.ArrowColumns(), Name: "walk"})
+	src, err := floearrow.NewSource(asc, batches, floearrow.Config{Schema: res.Schema, Columns: res.ArrowColumns(), Name: "walk"})
 	if err != nil {
 		t.Fatalf("converter refuses %v: %v", res.Schema.Fields, err)
 	}

@@ -30,6 +30,10 @@ type Options struct {
 	NoTimeColumn bool
 	// MaxLength for STRING columns; 0 means DefaultMaxLength.
 	MaxLength int
+	// SkipUnmappable leaves out a column that cannot become a Pinot column
+	// (an Iceberg type with no Pinot mapping, a name Pinot rejects),
+	// recording why in Result.Skipped, instead of failing the table.
+	SkipUnmappable bool
 }
 
 // Column binds one Pinot column to the Iceberg field that feeds it.
@@ -54,6 +58,9 @@ type Result struct {
 	Columns    []Column
 	TimeColumn string
 	MultiValue []string
+	// Skipped says, one error per column, what Options.SkipUnmappable left
+	// out; callers show them as warnings.
+	Skipped []error
 }
 
 // Column returns the binding of the Pinot column name.
@@ -68,7 +75,7 @@ func (r *Result) Column(name string) (Column, bool) {
 
 // ArrowColumns maps each Pinot column to the Arrow column path of an
 // Iceberg scan (struct levels joined with '.'), the form
-// segments.ArrowSourceConfig.Columns takes.
+// arrow.Config.Columns (segments/arrow) takes.
 func (r *Result) ArrowColumns() map[string]string {
 	out := make(map[string]string, len(r.Columns))
 	for _, c := range r.Columns {
@@ -95,6 +102,9 @@ func Infer(s *iceberg.Schema, opts Options) (*Result, error) {
 	if err := b.checkOverridesUsed(); err != nil {
 		return nil, fmt.Errorf("infer schema %s: %w", opts.Name, err)
 	}
+	if opts.SkipUnmappable {
+		b.dropInvalidNames()
+	}
 	if err := checkColumnNames(b.cols); err != nil {
 		return nil, fmt.Errorf("infer schema %s: %w", opts.Name, err)
 	}
@@ -102,7 +112,8 @@ func Infer(s *iceberg.Schema, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("infer schema %s: %w", opts.Name, err)
 	}
-	res := &Result{Schema: &pinot.Schema{Name: opts.Name, EnableColumnNullHandle: true}, Columns: b.cols, TimeColumn: tc}
+	res := &Result{Schema: &pinot.Schema{Name: opts.Name, EnableColumnNullHandle: true}, Columns: b.cols, TimeColumn: tc,
+		Skipped: b.skipped}
 	for _, c := range b.cols {
 		res.Schema.Fields = append(res.Schema.Fields, c.Field)
 		if !c.Field.SingleValue {
@@ -113,9 +124,23 @@ func Infer(s *iceberg.Schema, opts Options) (*Result, error) {
 }
 
 type builder struct {
-	opts Options
-	used map[string]bool
-	cols []Column
+	opts    Options
+	used    map[string]bool
+	cols    []Column
+	skipped []error
+}
+
+// dropInvalidNames moves columns whose names Pinot rejects to skipped.
+func (b *builder) dropInvalidNames() {
+	kept := b.cols[:0]
+	for _, c := range b.cols {
+		if err := ValidateColumnName(c.Field.Name); err != nil {
+			b.skipped = append(b.skipped, err)
+			continue
+		}
+		kept = append(kept, c)
+	}
+	b.cols = kept
 }
 
 func (b *builder) field(f iceberg.NestedField, parent []string, parentRequired bool) error {
@@ -124,7 +149,12 @@ func (b *builder) field(f iceberg.NestedField, parent []string, parentRequired b
 	required := parentRequired && f.Required
 	r, err := RuleFor(f.Type)
 	if err != nil {
-		return fmt.Errorf("column %q (field id %d): %w", name, f.ID, err)
+		err = fmt.Errorf("column %q (field id %d): %w", name, f.ID, err)
+		if b.opts.SkipUnmappable {
+			b.skipped = append(b.skipped, err)
+			return nil
+		}
+		return err
 	}
 	o, ok := b.opts.Overrides[name]
 	b.used[name] = ok

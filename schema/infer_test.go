@@ -218,6 +218,29 @@ func TestInfer_timeColumn(t *testing.T) {
 	}
 }
 
+// TestInfer_skipUnmappable: with SkipUnmappable, a column of an
+// unsupported type or with a name Pinot rejects is left out and reported,
+// and the rest of the table is inferred.
+func TestInfer_skipUnmappable(t *testing.T) {
+	P := iceberg.PrimitiveTypes
+	s := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: P.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "odd", Type: oddType{}},
+		iceberg.NestedField{ID: 3, Name: "a b", Type: P.Int32},
+	)
+	res, err := schema.Infer(s, schema.Options{Name: "t", SkipUnmappable: true, NoTimeColumn: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Schema.Fields) != 1 || res.Schema.Fields[0].Name != "id" {
+		t.Fatalf("fields %+v, want only id", res.Schema.Fields)
+	}
+	if len(res.Skipped) != 2 || !errors.Is(res.Skipped[0], schema.ErrUnsupportedType) || !errors.Is(res.Skipped[1], schema.ErrInvalidName) ||
+		!strings.Contains(res.Skipped[0].Error(), `"odd"`) || !strings.Contains(res.Skipped[1].Error(), `"a b"`) {
+		t.Fatalf("skipped %v, want the odd type and the spaced name", res.Skipped)
+	}
+}
+
 func TestInfer_errors(t *testing.T) {
 	P := iceberg.PrimitiveTypes
 	sch := func(fields ...iceberg.NestedField) *iceberg.Schema { return iceberg.NewSchema(0, fields...) }

@@ -17,6 +17,7 @@ import (
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/segments"
+	floearrow "github.com/floehq/floe/segments/arrow"
 )
 
 // TestInfer_valuesRoundTrip is the every-type proof: an Iceberg v3
@@ -74,7 +75,7 @@ func buildSegment(t *testing.T, ctx context.Context, tbl *table.Table, res *sche
 	if err != nil {
 		t.Fatalf("scan: %v", err)
 	}
-	src, err := segments.NewArrowSource(arrowSchema, batches, segments.ArrowSourceConfig{
+	src, err := floearrow.NewSource(arrowSchema, batches, floearrow.Config{
 		Schema: res.Schema, Columns: res.ArrowColumns(), Name: "every-type"})
 	if err != nil {
 		t.Fatalf("bind Arrow source: %v", err)

@@ -9,6 +9,7 @@ import (
 	"unsafe"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments/internal/text"
 )
 
 // Encodings reported in ColumnResult.Encoding.
@@ -146,24 +147,12 @@ func (c *column) finish(p columnPlan) (ColumnResult, columnMeta, []psfEntry, err
 	} else {
 		res.Encoding = EncodingRaw
 		res.Compression = c.compressionName(p)
-		fwd := name + ".sv.raw.fwd"
-		if !c.sv {
-			fwd = name + ".mv.raw.fwd"
-		}
-		if err := pw.entry(name, idxForward, fwd, func(w io.Writer) error {
-			return c.writeRaw(w, p.tmpDir, compressionIDs[res.Compression])
-		}); err != nil {
+		if err := c.writeRawForward(pw, p, res.Compression, c.writeRaw); err != nil {
 			return res, m, nil, err
 		}
 	}
-	if err := c.writeNullEntry(pw, &res); err != nil {
-		return res, m, nil, err
-	}
-	if err := pw.close(); err != nil {
-		return res, m, nil, err
-	}
-	res.Bytes = pw.n
-	return res, m, pw.entries, nil
+	entries, err := c.closePart(pw, &res)
+	return res, m, entries, err
 }
 
 // autoRawMinEntries: below this many values the automatic rule keeps the
@@ -225,9 +214,9 @@ func (c *column) bytesMinMax(m *columnMeta, lo, hi string) {
 		m.min, m.max = hex.EncodeToString([]byte(lo)), hex.EncodeToString([]byte(hi))
 	case pinot.BigDecimal:
 		u, s := decodeDecimalKey([]byte(lo))
-		m.min = decimalPlain(u, s)
+		m.min = text.Decimal(u, int32(s))
 		u, s = decodeDecimalKey([]byte(hi))
-		m.max = decimalPlain(u, s)
+		m.max = text.Decimal(u, int32(s))
 	default: // STRING, JSON
 		a, okA := stringPropertyValue(lo)
 		b, okB := stringPropertyValue(hi)
@@ -249,23 +238,36 @@ func (c *column) finishRaw(p columnPlan, m columnMeta,
 		return res, m, nil, err
 	}
 	defer pw.close()
-	fwd := name + ".sv.raw.fwd"
+	if err := c.writeRawForward(pw, p, res.Compression, write); err != nil {
+		return res, m, nil, err
+	}
+	entries, err := c.closePart(pw, &res)
+	return res, m, entries, err
+}
+
+// writeRawForward writes the raw forward index entry with write.
+func (c *column) writeRawForward(pw *partWriter, p columnPlan, compression string,
+	write func(w io.Writer, dir string, compID int) error) error {
+	fwd := c.spec.Name + ".sv.raw.fwd"
 	if !c.sv {
-		fwd = name + ".mv.raw.fwd"
+		fwd = c.spec.Name + ".mv.raw.fwd"
 	}
-	if err := pw.entry(name, idxForward, fwd, func(w io.Writer) error {
-		return write(w, p.tmpDir, compressionIDs[res.Compression])
-	}); err != nil {
-		return res, m, nil, err
-	}
-	if err := c.writeNullEntry(pw, &res); err != nil {
-		return res, m, nil, err
+	return pw.entry(c.spec.Name, idxForward, fwd, func(w io.Writer) error {
+		return write(w, p.tmpDir, compressionIDs[compression])
+	})
+}
+
+// closePart writes the null vector entry, closes the column's part file
+// and returns its entries.
+func (c *column) closePart(pw *partWriter, res *ColumnResult) ([]psfEntry, error) {
+	if err := c.writeNullEntry(pw, res); err != nil {
+		return nil, err
 	}
 	if err := pw.close(); err != nil {
-		return res, m, nil, err
+		return nil, err
 	}
 	res.Bytes = pw.n
-	return res, m, pw.entries, nil
+	return pw.entries, nil
 }
 
 func (c *column) writeNullEntry(pw *partWriter, res *ColumnResult) error {

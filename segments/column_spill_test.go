@@ -11,6 +11,7 @@ import (
 
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/read"
 )
 
 // Row mode (high-cardinality columns spill their values) must not change a
@@ -135,7 +136,7 @@ func TestBuild_NumericRowModeRoundTrip(t *testing.T) {
 			t.Errorf("ts: sorted %v cardinality %d, want sorted, %d", c.Sorted, c.Cardinality, n/2)
 		}
 	}
-	seg, err := segments.OpenSegment(res.Dir)
+	seg, err := read.Open(res.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

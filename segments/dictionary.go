@@ -124,26 +124,11 @@ func (d *bytesDict) sort(t pinot.DataType) []int32 {
 	if t.StoredType() != pinot.BigDecimal {
 		return d.sortOrdered(d.utf16Order(t))
 	}
-	type entry struct {
-		s  string
-		id int32
-	}
-	es := make([]entry, len(d.vals))
-	for i, v := range d.vals {
-		es[i] = entry{v, int32(i)}
-	}
 	keys := make([]decKey, len(d.vals))
 	for i, v := range d.vals {
 		keys[i].u, keys[i].scale = decodeDecimalKey([]byte(v))
 	}
-	slices.SortFunc(es, func(a, b entry) int { return compareDecimal(&keys[a.id], &keys[b.id]) })
-	remap := make([]int32, len(es))
-	for newID, e := range es {
-		remap[e.id] = int32(newID)
-		d.vals[newID] = e.s
-	}
-	d.tab = nil
-	return remap
+	return d.sortEntries(func(a, b dictEntry) int { return compareDecimal(&keys[a.id], &keys[b.id]) })
 }
 
 // utf16Order reports whether a STRING/JSON/BYTES dictionary sorts in UTF-16
@@ -194,15 +179,22 @@ func (d *bytesDict) sortBytes() []int32 {
 
 // sortFunc orders values by cmp and returns the remap.
 func (d *bytesDict) sortFunc(cmp func(a, b string) int) []int32 {
-	type entry struct {
-		s  string
-		id int32
-	}
-	es := make([]entry, len(d.vals))
+	return d.sortEntries(func(a, b dictEntry) int { return cmp(a.s, b.s) })
+}
+
+// dictEntry is a value with its provisional id, while sorting.
+type dictEntry struct {
+	s  string
+	id int32
+}
+
+// sortEntries orders values by cmp and returns the remap.
+func (d *bytesDict) sortEntries(cmp func(a, b dictEntry) int) []int32 {
+	es := make([]dictEntry, len(d.vals))
 	for i, v := range d.vals {
-		es[i] = entry{v, int32(i)}
+		es[i] = dictEntry{v, int32(i)}
 	}
-	slices.SortFunc(es, func(a, b entry) int { return cmp(a.s, b.s) })
+	slices.SortFunc(es, cmp)
 	remap := make([]int32, len(es))
 	for newID, e := range es {
 		remap[e.id] = int32(newID)

@@ -7,6 +7,15 @@
 // change" is Pinot's, not ours. Everything is big-endian (BE) unless a table
 // says LE. "int" is 4 bytes two's complement, "long" 8.
 //
+// # Packages
+//
+// The writer and this spec live here, with the Source contract (Source,
+// Batch, Vector) that is the one seam to the rest: segments/parquet reads
+// Parquet files and segments/arrow Arrow record batches into batches;
+// segments/read opens finished segments (floe's or Pinot's) for inspect and
+// tests; segments/internal holds what the sources share (value conversion,
+// Java/JSON text).
+//
 // # Files
 //
 //	<SegmentName>/                   first entry of the tar.gz (S4)

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments/internal/text"
 )
 
 // This file holds Pinot's ingestion rules (doc.go, "Normalization"): what a
@@ -268,26 +269,6 @@ func decodeDecimalKey(k []byte) (*big.Int, int) {
 	return u, scale
 }
 
-// decimalPlain renders unscaled×10^-scale like BigDecimal.toPlainString.
-func decimalPlain(u *big.Int, scale int) string {
-	s := new(big.Int).Abs(u).String()
-	neg := u.Sign() < 0
-	switch {
-	case scale <= 0:
-		if u.Sign() != 0 {
-			s += strings.Repeat("0", -scale)
-		}
-	case len(s) > scale:
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	default:
-		s = "0." + strings.Repeat("0", scale-len(s)) + s
-	}
-	if neg {
-		return "-" + s
-	}
-	return s
-}
-
 // parseDecimal parses BigDecimal syntax: [-+]digits[.digits][e[-+]digits].
 func parseDecimal(s string) (Decimal, error) {
 	t := strings.TrimSpace(s)
@@ -317,66 +298,11 @@ func parseDecimal(s string) (Decimal, error) {
 
 // ---- Java number text ----
 
-// javaDouble formats like Java's Double.toString (shortest round-trip
-// digits; plain in [1e-3, 1e7), else d.dddE±n).
-func javaDouble(v float64) string { return javaFloatText(v, 64) }
+// javaDouble formats like Java's Double.toString.
+func javaDouble(v float64) string { return text.JavaFloat(v, 64) }
 
 // javaFloat formats like Java's Float.toString.
-func javaFloat(v float32) string { return javaFloatText(float64(v), 32) }
-
-func javaFloatText(v float64, bits int) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	case v == 0:
-		if math.Signbit(v) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	e := strconv.FormatFloat(v, 'e', -1, bits) // -1.2345e+06
-	sign := ""
-	if e[0] == '-' {
-		sign, e = "-", e[1:]
-	}
-	ei := strings.IndexByte(e, 'e')
-	digits := strings.Replace(e[:ei], ".", "", 1)
-	exp, _ := strconv.Atoi(e[ei+1:])
-	if len(digits) == 1 {
-		// Java prints at least two significant digits and picks the
-		// two-digit decimal closest to v (4.9E-324, not 5.0E-324).
-		e2 := strconv.FormatFloat(math.Abs(v), 'e', 1, bits)
-		ei2 := strings.IndexByte(e2, 'e')
-		digits = strings.TrimRight(strings.Replace(e2[:ei2], ".", "", 1), "0")
-		exp, _ = strconv.Atoi(e2[ei2+1:])
-		if digits == "" {
-			digits = "0"
-		}
-	}
-	abs := math.Abs(v)
-	if abs >= 1e-3 && abs < 1e7 {
-		if exp >= 0 {
-			for len(digits) < exp+1 {
-				digits += "0"
-			}
-			frac := digits[exp+1:]
-			if frac == "" {
-				frac = "0"
-			}
-			return sign + digits[:exp+1] + "." + frac
-		}
-		return sign + "0." + strings.Repeat("0", -exp-1) + digits
-	}
-	frac := digits[1:]
-	if frac == "" {
-		frac = "0"
-	}
-	return sign + digits[:1] + "." + frac + "E" + strconv.Itoa(exp)
-}
+func javaFloat(v float32) string { return text.JavaFloat(float64(v), 32) }
 
 // ---- default null values ----
 
@@ -466,7 +392,7 @@ func parseDefault(f pinot.FieldSpec) (defaultValue, error) {
 			return d, err
 		}
 		u, sc := decodeDecimalKey(k)
-		d.b, d.text = k, decimalPlain(u, sc)
+		d.b, d.text = k, text.Decimal(u, int32(sc))
 	default:
 		return d, fmt.Errorf("unsupported data type %s", f.DataType)
 	}

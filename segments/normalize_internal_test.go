@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments/internal/text"
 )
 
 func TestSanitizeString(t *testing.T) {
@@ -83,7 +84,7 @@ func TestDecimalKey(t *testing.T) {
 			t.Errorf("decimalKey(%s) = %s, want %s", c.in, got, c.hex)
 		}
 		u, s := decodeDecimalKey(k)
-		if got := decimalPlain(u, s); got != c.plain {
+		if got := text.Decimal(u, int32(s)); got != c.plain {
 			t.Errorf("plain(%s) = %s, want %s", c.in, got, c.plain)
 		}
 	}

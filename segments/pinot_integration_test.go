@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -376,10 +378,30 @@ func TestPinotReadsFloeSegments(t *testing.T) {
 		results[sc.name] = res
 		dirs = append(dirs, res.Dir)
 	}
+	// Every segment again as the tarball floe uploads (S4), unpacked by
+	// Pinot's own untar.
+	for _, sc := range cases {
+		dirs = append(dirs, writeTarball(t, results[sc.name].Dir, filepath.Join(out, sc.name+".tar.gz")))
+	}
 	dumps := h.ReadSegments(t, dirs)
 	for i, sc := range cases {
 		checkDump(t, sc, results[sc.name], dumps[i])
+		checkDump(t, sc, results[sc.name], dumps[len(cases)+i])
 	}
+}
+
+// writeTarball packs a segment directory with WriteTarGz.
+func writeTarball(t *testing.T, dir, path string) string {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := segments.WriteTarGz(t.Context(), dir, f); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 func checkDump(t *testing.T, sc segCase, res *segments.Result, d pinottest.SegmentDump) {

@@ -2,7 +2,11 @@ package segments
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math/big"
+
+	"github.com/floehq/floe/segments/internal/text"
 )
 
 // Source feeds rows to the segment builder, a batch at a time. A plain
@@ -50,4 +54,59 @@ type Vector struct {
 type Decimal struct {
 	Unscaled *big.Int
 	Scale    int32
+}
+
+// String renders d in plain notation, as Java's BigDecimal.toPlainString.
+func (d Decimal) String() string { return text.Decimal(d.Unscaled, d.Scale) }
+
+// Errors a Source reports; test with errors.Is. The concrete error is a
+// *SourceError naming the input file and the column.
+var (
+	// ErrUnsupportedConversion: the source column's type cannot become the
+	// Pinot column's data type (for example a string into a LONG column).
+	ErrUnsupportedConversion = errors.New("unsupported type conversion")
+	// ErrUnsupportedSourceType: the source column has a physical or logical
+	// type floe does not read.
+	ErrUnsupportedSourceType = errors.New("unsupported source type")
+	// ErrColumnMismatch: the Pinot schema and the input disagree (a column
+	// is missing, or a list feeds a single-value column).
+	ErrColumnMismatch = errors.New("schema and input columns do not match")
+	// ErrUnsupportedInput: the input uses a feature floe does not read,
+	// such as a compression codec or encryption.
+	ErrUnsupportedInput = errors.New("unsupported")
+	// ErrCorruptSource: the input could not be decoded.
+	ErrCorruptSource = errors.New("corrupt input")
+)
+
+// SourceError is a source failure tied to an input file and a column.
+type SourceError struct {
+	File   string // the input, for example a Parquet file path
+	Column string // the Pinot column, or the source column when unbound
+	Err    error
+}
+
+func (e *SourceError) Error() string {
+	switch {
+	case e.File != "" && e.Column != "":
+		return fmt.Sprintf("file %s: column %s: %v", e.File, e.Column, e.Err)
+	case e.File != "":
+		return fmt.Sprintf("file %s: %v", e.File, e.Err)
+	case e.Column != "":
+		return fmt.Sprintf("column %s: %v", e.Column, e.Err)
+	}
+	return e.Err.Error()
+}
+
+func (e *SourceError) Unwrap() error { return e.Err }
+
+// Reset empties v, keeping its buffers, for a source that reuses its batch.
+func (v *Vector) Reset() {
+	v.Nulls = nil
+	v.Offsets = v.Offsets[:0]
+	v.Ints = v.Ints[:0]
+	v.Longs = v.Longs[:0]
+	v.Floats = v.Floats[:0]
+	v.Doubles = v.Doubles[:0]
+	v.Bytes = v.Bytes[:0]
+	v.Decimals = v.Decimals[:0]
 }

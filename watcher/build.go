@@ -13,6 +13,7 @@ import (
 
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/arrow"
 )
 
 // IcebergBuilder is the SegmentBuilder that reads a data file through
@@ -40,7 +41,7 @@ func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) ([]pinot.Se
 	if err != nil {
 		return nil, 0, fmt.Errorf("read data file: %w", err)
 	}
-	src, err := segments.NewArrowSource(arrowSchema, batches, segments.ArrowSourceConfig{Schema: req.Schema, Name: req.File.Path})
+	src, err := arrow.NewSource(arrowSchema, batches, arrow.Config{Schema: req.Schema, Name: req.File.Path})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/schema"
-	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/read"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -38,7 +38,7 @@ func segmentRows(t *testing.T, store checkpoint.Store, up *pinot.LocalDir, root 
 	}
 	ids := map[int64]bool{}
 	for _, n := range names {
-		seg, err := segments.OpenSegment(filepath.Join(root, "events", n+".tar.gz"))
+		seg, err := read.Open(filepath.Join(root, "events", n+".tar.gz"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/parquet"
 )
 
 // convertOptions are the flags of "floe convert".
@@ -32,14 +33,33 @@ type convertOptions struct {
 	sorted       string
 	batchRows    int
 	cpuProfile   string
+	rename       renameFlag
+}
+
+// renameFlag collects --rename OLD=NEW pairs: Parquet column → Pinot column.
+type renameFlag map[string]string
+
+func (r renameFlag) String() string { return fmt.Sprint(map[string]string(r)) }
+
+func (r renameFlag) Set(v string) error {
+	from, to, ok := strings.Cut(v, "=")
+	if !ok || from == "" || to == "" {
+		return fmt.Errorf("want PARQUET_NAME=PINOT_NAME, got %q", v)
+	}
+	if _, dup := r[from]; dup {
+		return fmt.Errorf("column %q renamed twice", from)
+	}
+	r[from] = to
+	return nil
 }
 
 const convertUsage = `usage: floe convert FILE.parquet [--schema pinot-schema.json] --table T -o DIR
        [--segment-name N] [--tar] [--time-column C] [--no-dictionary a,b] [--inverted a,b] [--sorted c]
+       [--rename 'parquet name=pinot_name' ...]
 
 Converts one Parquet file into one Pinot segment (v3) under DIR, or into
 DIR/N.tar.gz with --tar. Without --schema, a plain schema is inferred from the
-Parquet types (see segments.InferParquetSchema): integers → INT/LONG, floats,
+Parquet types (see parquet.InferSchema): integers → INT/LONG, floats,
 booleans, strings/UUIDs → STRING, binaries → BYTES, decimals → BIG_DECIMAL,
 dates → INT days, times → LONG micros, timestamps → TIMESTAMP millis, lists of
 primitives → multi-value, structs/maps → JSON; --time-column makes that column
@@ -60,8 +80,10 @@ func parseConvertFlags(args []string, stderr io.Writer) (*convertOptions, error)
 	fs.StringVar(&o.noDictionary, "no-dictionary", "", "comma-separated raw (no dictionary) columns")
 	fs.StringVar(&o.inverted, "inverted", "", "comma-separated columns with a bitmap inverted index")
 	fs.StringVar(&o.sorted, "sorted", "", "sorted column (must already be sorted)")
-	fs.IntVar(&o.batchRows, "batch-rows", segments.DefaultParquetBatchRows, "rows per batch read from Parquet")
+	fs.IntVar(&o.batchRows, "batch-rows", parquet.DefaultBatchRows, "rows per batch read from Parquet")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile to this file")
+	o.rename = renameFlag{}
+	fs.Var(o.rename, "rename", "PARQUET_NAME=PINOT_NAME: the Pinot name of a Parquet column (repeatable)")
 	rest := args
 	for {
 		if err := fs.Parse(rest); err != nil {
@@ -99,7 +121,7 @@ func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		defer pprof.StopCPUProfile()
 	}
 	start := time.Now()
-	res, out, err := runConvert(ctx, o)
+	res, out, err := runConvert(ctx, o, stderr)
 	if err != nil {
 		return err
 	}
@@ -110,7 +132,7 @@ func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 }
 
 // runConvert builds the segment and returns it and the path written.
-func runConvert(ctx context.Context, o *convertOptions) (*segments.Result, string, error) {
+func runConvert(ctx context.Context, o *convertOptions, stderr io.Writer) (*segments.Result, string, error) {
 	f, err := os.Open(o.input)
 	if err != nil {
 		return nil, "", fmt.Errorf("convert: %w", err)
@@ -120,12 +142,12 @@ func runConvert(ctx context.Context, o *convertOptions) (*segments.Result, strin
 	if err != nil {
 		return nil, "", fmt.Errorf("convert: %w", err)
 	}
-	schema, err := convertSchema(f, st.Size(), o)
+	schema, columns, err := convertSchema(f, st.Size(), o, stderr)
 	if err != nil {
 		return nil, "", err
 	}
-	src, err := segments.NewParquetSource(ctx, f, st.Size(), segments.ParquetSourceConfig{
-		Schema: schema, Name: o.input, BatchRows: o.batchRows})
+	src, err := parquet.NewSource(ctx, f, st.Size(), parquet.Config{
+		Schema: schema, Columns: columns, Name: o.input, BatchRows: o.batchRows})
 	if err != nil {
 		return nil, "", fmt.Errorf("convert: %w", err)
 	}
@@ -178,30 +200,40 @@ func buildTar(ctx context.Context, src segments.Source, cfg segments.Config, o *
 	return res, out, nil
 }
 
-// convertSchema loads --schema or infers one, and fills defaults for the
-// table and segment names.
-func convertSchema(r io.ReaderAt, size int64, o *convertOptions) (*pinot.Schema, error) {
+// convertSchema loads --schema or infers one, fills defaults for the
+// table and segment names, and returns the Pinot → Parquet column bindings
+// of --rename. Inference warnings go to stderr.
+func convertSchema(r io.ReaderAt, size int64, o *convertOptions, stderr io.Writer) (*pinot.Schema, map[string]string, error) {
 	var schema *pinot.Schema
+	columns := map[string]string{}
+	for from, to := range o.rename {
+		columns[to] = from
+	}
 	if o.schemaPath != "" {
 		b, err := os.ReadFile(o.schemaPath)
 		if err != nil {
-			return nil, fmt.Errorf("convert: read schema: %w", err)
+			return nil, nil, fmt.Errorf("convert: read schema: %w", err)
 		}
 		schema = &pinot.Schema{}
 		if err := json.Unmarshal(b, schema); err != nil {
-			return nil, fmt.Errorf("convert: parse schema %s: %w", o.schemaPath, err)
+			return nil, nil, fmt.Errorf("convert: parse schema %s: %w", o.schemaPath, err)
 		}
 	} else {
 		if o.table == "" {
-			return nil, errors.New("convert: --table is required when --schema is omitted")
+			return nil, nil, errors.New("convert: --table is required when --schema is omitted")
 		}
-		pf, err := segments.OpenParquet(r, size)
+		pf, err := parquet.OpenMetadata(r, size)
 		if err != nil {
-			return nil, fmt.Errorf("convert: file %s: %w", o.input, err)
+			return nil, nil, fmt.Errorf("convert: file %s: %w", o.input, err)
 		}
-		if schema, err = segments.InferParquetSchema(pf.Root(), o.table, o.timeColumn); err != nil {
-			return nil, fmt.Errorf("convert: infer schema from %s: %w", o.input, err)
+		inf, err := parquet.InferSchema(pf, o.table, o.timeColumn, o.rename)
+		if err != nil {
+			return nil, nil, fmt.Errorf("convert: infer schema from %s: %w", o.input, err)
 		}
+		for _, w := range inf.Skipped {
+			fmt.Fprintf(stderr, "warning: %s: skipped %v\n", o.input, w)
+		}
+		schema = inf.Schema
 	}
 	if o.table == "" {
 		o.table = schema.Name
@@ -210,7 +242,7 @@ func convertSchema(r io.ReaderAt, size int64, o *convertOptions) (*pinot.Schema,
 		base := strings.TrimSuffix(filepath.Base(o.input), filepath.Ext(o.input))
 		o.segmentName = segmentNameChars.ReplaceAllString(o.table+"_"+base, "_")
 	}
-	return schema, nil
+	return schema, columns, nil
 }
 
 var segmentNameChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)

@@ -214,3 +214,41 @@ func TestCmdConvert_failureLeavesNothing(t *testing.T) {
 		})
 	}
 }
+
+// oddNameRow has columns whose names Pinot rejects and one whose type floe
+// does not read (unsigned 64-bit).
+type oddNameRow struct {
+	ID    int64  `parquet:"id"`
+	Space string `parquet:"a b"`
+	Colon int32  `parquet:"x:y"`
+	Big   uint64 `parquet:"big"`
+}
+
+// TestCmdConvert_renameAndSkip: --rename gives a Parquet column the Pinot
+// name it needs; inference skips what still cannot be mapped, with a
+// warning naming the column, and converts the rest.
+func TestCmdConvert_renameAndSkip(t *testing.T) {
+	rows := make([]oddNameRow, 20)
+	for i := range rows {
+		rows[i] = oddNameRow{ID: int64(i), Space: fmt.Sprint("s", i), Colon: int32(i * 3), Big: uint64(i)}
+	}
+	input := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "odd.parquet"), rows)
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	err := cmdConvert(t.Context(), []string{input, "--table", "odd", "-o", out, "--rename", "a b=a_b"}, &stdout, &stderr)
+	if err != nil {
+		t.Fatalf("convert: %v\n%s", err, stderr.String())
+	}
+	for _, col := range []string{`"x:y"`, "column big"} {
+		if !strings.Contains(stderr.String(), "warning: ") || !strings.Contains(stderr.String(), col) {
+			t.Errorf("no warning naming %s:\n%s", col, stderr.String())
+		}
+	}
+	got, err := runCLI(t, inspectCmd, filepath.Join(out, "odd_odd"), "--rows", "--limit", "2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "{\"id\":0,\"a_b\":\"s0\"}\n{\"id\":1,\"a_b\":\"s1\"}\n"; got != want {
+		t.Fatalf("rows:\n%s\nwant:\n%s", got, want)
+	}
+}

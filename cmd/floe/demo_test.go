@@ -13,7 +13,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
-	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/read"
 )
 
 func freeAddr(t *testing.T) string {
@@ -110,7 +110,7 @@ func TestDemo_SyncsSnapshots(t *testing.T) {
 	}
 	var rows int64
 	for _, n := range names {
-		seg, err := segments.OpenSegment(filepath.Join(dir, "segments", demoTable, n+".tar.gz"))
+		seg, err := read.Open(filepath.Join(dir, "segments", demoTable, n+".tar.gz"))
 		if err != nil {
 			t.Fatalf("open segment %s: %v", n, err)
 		}

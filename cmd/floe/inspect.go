@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/segments/read"
 )
 
 const inspectUsage = `usage: floe inspect SEGMENT [--rows] [--limit N]
@@ -42,14 +42,14 @@ func cmdInspect(_ context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return errors.New("inspect: a segment directory or .tar.gz is required")
 	}
-	s, err := segments.OpenSegment(path)
+	s, err := read.Open(path)
 	if err != nil {
 		return fmt.Errorf("inspect: %w", err)
 	}
 	if *rows {
-		err = segments.WriteRowsJSON(stdout, s, *limit)
+		err = read.WriteRowsJSON(stdout, s, *limit)
 	} else {
-		err = segments.WriteSummary(stdout, s)
+		err = read.WriteSummary(stdout, s)
 	}
 	if err != nil {
 		return fmt.Errorf("inspect %s: %w", path, err)

@@ -14,7 +14,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/floehq/floe/pinot"
-	"github.com/floehq/floe/segments"
+	floeparquet "github.com/floehq/floe/segments/parquet"
 )
 
 // benchRow is one row of the benchmark file: a long, a double, a
@@ -134,7 +134,7 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := json.Unmarshal(doc, &schema); err != nil {
 		return fmt.Errorf("decode: parse schema: %w", err)
 	}
-	src, err := segments.OpenParquetFile(ctx, fs.Arg(0), segments.ParquetSourceConfig{Schema: &schema})
+	src, err := floeparquet.OpenFile(ctx, fs.Arg(0), floeparquet.Config{Schema: &schema})
 	if err != nil {
 		return fmt.Errorf("decode: %w", err)
 	}

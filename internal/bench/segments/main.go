@@ -3,7 +3,10 @@
 //
 //	segbench gen    -o FILE -rows N        write the benchmark Parquet file
 //	segbench decode -schema S FILE         drain floe's Parquet source (no build)
-//	segbench run    -dir D -floe BIN ...   run all three, print ratios, write the report
+//	segbench sync   -lake D -o OUT         what a sync does: iceberg-go Arrow scan → segment → tarball
+//	segbench sync   -lake D -decode-only   drain the Arrow scan alone
+//	segbench gzip   -impl std|klauspost T  compress a segment tar (tarball cost before/after)
+//	segbench run    -dir D -floe BIN ...   run them all, print ratios, write the report
 //
 // scripts/bench-segments.sh drives it; see docs/benchmarks.md.
 package main
@@ -32,13 +35,17 @@ func main() {
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: segbench gen|decode|run [flags]")
+		return errors.New("usage: segbench gen|decode|sync|gzip|run [flags]")
 	}
 	switch args[0] {
 	case "gen":
 		return cmdGen(args[1:], stdout, stderr)
 	case "decode":
 		return cmdDecode(ctx, args[1:], stdout, stderr)
+	case "sync":
+		return cmdSync(ctx, args[1:], stdout, stderr)
+	case "gzip":
+		return cmdGzip(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
 	}

@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -64,7 +65,7 @@ func tailOf(s string, n int) string {
 type runOptions struct {
 	dir, floe, report string
 	rows, runs        int
-	profile           bool
+	profile, pinot    bool
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -77,6 +78,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.IntVar(&o.rows, "rows", 5_000_000, "rows in the benchmark file")
 	fs.IntVar(&o.runs, "runs", 1, "runs per contender (best wall time counts)")
 	fs.BoolVar(&o.profile, "profile", true, "also take a CPU profile of floe convert")
+	fs.BoolVar(&o.pinot, "pinot", true, "also run Pinot's creator (about 75 s a run)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -84,7 +86,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	ms, err := runAll(ctx, o, file, stdout)
+	lake := filepath.Join(o.dir, fmt.Sprintf("lake-%d", o.rows))
+	if err := ensureLake(ctx, lake, file); err != nil {
+		return fmt.Errorf("run: %w", err)
+	}
+	ms, err := runAll(ctx, o, file, lake, stdout)
+	if err != nil {
+		return err
+	}
+	gz, err := runGzip(ctx, o, file, stdout)
 	if err != nil {
 		return err
 	}
@@ -94,7 +104,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	block := renderReport(o, file, ms, prof)
+	block := renderReport(o, file, ms, gz, prof)
 	fmt.Fprint(stdout, block)
 	return updateReport(o.report, block)
 }
@@ -114,7 +124,7 @@ func ensureBenchFile(o runOptions, stdout io.Writer) (string, error) {
 
 // runAll measures floe convert, Pinot's creator and decode-only, best of
 // o.runs each, one at a time so they never compete for the CPUs.
-func runAll(ctx context.Context, o runOptions, file string, stdout io.Writer) (map[string]measurement, error) {
+func runAll(ctx context.Context, o runOptions, file, lake string, stdout io.Writer) (map[string]measurement, error) {
 	schema, table := filepath.Join(o.dir, "schema.json"), filepath.Join(o.dir, "table.json")
 	if err := os.WriteFile(schema, []byte(benchSchema), 0o644); err != nil {
 		return nil, fmt.Errorf("run: %w", err)
@@ -138,15 +148,31 @@ func runAll(ctx context.Context, o runOptions, file string, stdout io.Writer) (m
 			return exec.CommandContext(ctx, o.floe, "convert", file, "--schema", schema, "--table", "bench",
 				"-o", out, "--segment-name", "bench_floe", "--time-column", "ts")
 		}},
+		{"floe convert --tar", func(out string) *exec.Cmd {
+			return exec.CommandContext(ctx, o.floe, "convert", file, "--schema", schema, "--table", "bench",
+				"-o", out, "--segment-name", "bench_floe", "--time-column", "ts", "--tar")
+		}},
+		{"floe sync path", func(out string) *exec.Cmd {
+			return exec.CommandContext(ctx, self, "sync", "-lake", lake, "-o", out)
+		}},
+		{"sync path, Parquet source", func(out string) *exec.Cmd {
+			return exec.CommandContext(ctx, self, "sync", "-lake", lake, "-o", out, "-reader", "parquet")
+		}},
 		{"Pinot 1.5.1 create", func(out string) *exec.Cmd {
 			return h.Command(ctx, "create", "--parquet", file, "--schema", schema, "--table-config", table,
 				"--out", out, "--name", "bench_pinot")
 		}},
 		{"floe decode only", func(string) *exec.Cmd { return exec.CommandContext(ctx, self, "decode", file) }},
+		{"sync decode only", func(string) *exec.Cmd {
+			return exec.CommandContext(ctx, self, "sync", "-lake", lake, "-decode-only")
+		}},
 	}
 	best := map[string]measurement{}
 	for run := 0; run < o.runs; run++ {
 		for _, c := range contenders {
+			if c.name == "Pinot 1.5.1 create" && !o.pinot {
+				continue
+			}
 			out := filepath.Join(o.dir, "out-"+strings.ReplaceAll(c.name, " ", "-"))
 			os.RemoveAll(out)
 			m, err := measure(c.name, c.cmd(out))
@@ -162,6 +188,46 @@ func runAll(ctx context.Context, o runOptions, file string, stdout io.Writer) (m
 			}
 			os.RemoveAll(out)
 		}
+	}
+	return best, nil
+}
+
+// runGzip measures the tarball's compression alone: floe convert --tar
+// once, its tar unpacked, then compressed by each gzip (best of o.runs).
+func runGzip(ctx context.Context, o runOptions, file string, stdout io.Writer) (map[string]measurement, error) {
+	out := filepath.Join(o.dir, "out-gzip")
+	os.RemoveAll(out)
+	defer os.RemoveAll(out)
+	cmd := exec.CommandContext(ctx, o.floe, "convert", file, "--schema", filepath.Join(o.dir, "schema.json"),
+		"--table", "bench", "-o", out, "--segment-name", "bench_gzip", "--time-column", "ts", "--tar")
+	if _, err := measure("floe convert --tar", cmd); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	tarGz, tarFile := filepath.Join(out, "bench_gzip.tar.gz"), filepath.Join(out, "bench_gzip.tar")
+	if err := gunzipTo(tarGz, tarFile); err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("run: %w", err)
+	}
+	best := map[string]measurement{}
+	for run := 0; run < o.runs; run++ {
+		for _, impl := range []string{"std", "klauspost"} {
+			m, err := measure(impl, exec.CommandContext(ctx, self, "gzip", "-impl", impl, tarFile))
+			if err != nil {
+				return nil, fmt.Errorf("run: %w", err)
+			}
+			m.rows, _ = strconv.ParseInt(strings.TrimSpace(string(m.stdout)), 10, 64) // compressed bytes
+			fmt.Fprintf(stdout, "gzip %-10s run %d: %7.2fs wall %7.2fs CPU %d bytes\n", impl, run+1, m.wall.Seconds(),
+				m.cpu.Seconds(), m.rows)
+			if b, ok := best[impl]; !ok || m.cpu < b.cpu {
+				best[impl] = m
+			}
+		}
+	}
+	if st, err := os.Stat(tarFile); err == nil {
+		best["tar"] = measurement{name: "tar", rows: st.Size()}
 	}
 	return best, nil
 }
@@ -200,8 +266,10 @@ const (
 	reportEnd   = "<!-- bench-segments:end -->"
 )
 
-func renderReport(o runOptions, file string, ms map[string]measurement, prof string) string {
+func renderReport(o runOptions, file string, ms, gz map[string]measurement, prof string) string {
 	floe, pin, dec := ms["floe convert"], ms["Pinot 1.5.1 create"], ms["floe decode only"]
+	tarred, sync, syncDec := ms["floe convert --tar"], ms["floe sync path"], ms["sync decode only"]
+	syncPQ := ms["sync path, Parquet source"]
 	size := int64(0)
 	if st, err := os.Stat(file); err == nil {
 		size = st.Size()
@@ -213,7 +281,10 @@ func renderReport(o runOptions, file string, ms map[string]measurement, prof str
 	fmt.Fprintf(&b, "%.0f MiB Parquet (Snappy, 1M-row groups), %d CPUs shared with other work, %s, best of %d run(s).\n\n",
 		float64(size)/(1<<20), runtime.NumCPU(), runtime.Version(), o.runs)
 	b.WriteString("| contender | wall s | rows/s | CPU s | rows per CPU s | peak RSS MiB |\n|---|---:|---:|---:|---:|---:|\n")
-	for _, m := range []measurement{floe, pin, dec} {
+	for _, m := range []measurement{floe, tarred, sync, syncPQ, pin, dec, syncDec} {
+		if m.name == "" {
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %.2f | %.0f | %.2f | %.0f | %.0f |\n", m.name, m.wall.Seconds(), m.rowsPerSec(),
 			m.cpu.Seconds(), m.rowsPerCPUSec(), float64(m.rssKiB)/1024)
 	}
@@ -221,13 +292,32 @@ func renderReport(o runOptions, file string, ms map[string]measurement, prof str
 		fmt.Fprintf(&b, "\nPinot's creation alone (JVM start-up excluded): %.2f s, %.0f rows/s.\n",
 			pin.inner.Seconds(), float64(pin.rows)/pin.inner.Seconds())
 	}
-	fmt.Fprintf(&b, "\nRatios: floe/Pinot throughput **%.1f×** (target ≥3×, aim 10×); floe/Pinot peak RSS **%.2f** (target ≤0.33); "+
-		"floe/decode-only throughput **%.0f%%** (target ≥50%%).\n",
-		floe.rowsPerSec()/pin.rowsPerSec(), float64(floe.rssKiB)/float64(pin.rssKiB), 100*floe.rowsPerSec()/dec.rowsPerSec())
-	fmt.Fprintf(&b, "Per CPU second: floe/Pinot %.1f×, floe/decode-only %.0f%%.\n",
-		floe.rowsPerCPUSec()/pin.rowsPerCPUSec(), 100*floe.rowsPerCPUSec()/dec.rowsPerCPUSec())
+	b.WriteString("\n")
+	if pin.name != "" {
+		fmt.Fprintf(&b, "Ratios: floe/Pinot throughput **%.1f×** (target ≥3×, aim 10×); floe/Pinot peak RSS **%.2f** (target ≤0.33); ",
+			floe.rowsPerSec()/pin.rowsPerSec(), float64(floe.rssKiB)/float64(pin.rssKiB))
+	}
+	fmt.Fprintf(&b, "floe/decode-only throughput **%.0f%%** (target ≥50%%).\n", 100*floe.rowsPerSec()/dec.rowsPerSec())
+	if pin.name != "" {
+		fmt.Fprintf(&b, "Per CPU second: floe/Pinot %.1f×, floe/decode-only %.0f%%.\n",
+			floe.rowsPerCPUSec()/pin.rowsPerCPUSec(), 100*floe.rowsPerCPUSec()/dec.rowsPerCPUSec())
+	}
 	if pin.inner > 0 {
 		fmt.Fprintf(&b, "Against Pinot's creation time alone (wall): %.1f×.\n", pin.inner.Seconds()/floe.wall.Seconds())
+	}
+	fmt.Fprintf(&b, "Sync path against floe convert (to a directory): CPU **%.2f×** (target ≤1.2×), peak RSS **%.2f×** "+
+		"(target ≤1.3×); sync path/sync decode-only throughput %.0f%%.\n",
+		sync.cpu.Seconds()/floe.cpu.Seconds(), float64(sync.rssKiB)/float64(floe.rssKiB), 100*sync.rowsPerSec()/syncDec.rowsPerSec())
+	fmt.Fprintf(&b, "Sync path with floe's Parquet source (a data file without deletes) against floe convert: CPU **%.2f×**, "+
+		"peak RSS **%.2f×**; against floe convert --tar: CPU %.2f×.\n",
+		syncPQ.cpu.Seconds()/floe.cpu.Seconds(), float64(syncPQ.rssKiB)/float64(floe.rssKiB), syncPQ.cpu.Seconds()/tarred.cpu.Seconds())
+	std, fast := gz["std"], gz["klauspost"]
+	if std.name != "" && fast.name != "" {
+		fmt.Fprintf(&b, "\nTarball cost before/after (gzip of the %.0f MiB segment tar alone): "+
+			"standard library, fastest level %.2f CPU s → %.0f MiB; klauspost/compress, stateless %.2f CPU s → %.0f MiB (**%.1f×** less CPU). "+
+			"floe convert --tar costs %.2f CPU s more than floe convert to a directory.\n",
+			float64(gz["tar"].rows)/(1<<20), std.cpu.Seconds(), float64(std.rows)/(1<<20), fast.cpu.Seconds(),
+			float64(fast.rows)/(1<<20), std.cpu.Seconds()/fast.cpu.Seconds(), tarred.cpu.Seconds()-floe.cpu.Seconds())
 	}
 	if prof != "" {
 		fmt.Fprintf(&b, "\nCPU profile of floe convert (`go tool pprof -top`):\n\n```\n%s```\n", trimProfile(prof))
