@@ -13,6 +13,7 @@ import (
 
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // IcebergBuilder is the SegmentBuilder that reads a data file through
@@ -29,18 +30,18 @@ type IcebergBuilder struct {
 
 var _ SegmentBuilder = IcebergBuilder{}
 
-// Build converts req.File into segments and their tarballs in req.OutDir.
+// Build converts req.Unit into segments and their tarballs in req.OutDir.
 func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) ([]pinot.Segment, int64, error) {
 	opts := []table.ScanOption{table.WithSnapshotID(req.SnapshotID)}
 	if b.BatchRows > 0 {
 		opts = append(opts, table.WithArrowBatchSize(b.BatchRows))
 	}
 	scan := req.Source.Scan(opts...)
-	arrowSchema, batches, err := scan.ReadTasks(ctx, req.File.Tasks)
+	arrowSchema, batches, err := scan.ReadTasks(ctx, unitTasks(req.Unit))
 	if err != nil {
 		return nil, 0, fmt.Errorf("read data file: %w", err)
 	}
-	src, err := segments.NewArrowSource(arrowSchema, batches, segments.ArrowSourceConfig{Schema: req.Schema, Name: req.File.Path})
+	src, err := segments.NewArrowSource(arrowSchema, batches, segments.ArrowSourceConfig{Schema: req.Schema, Name: unitName(req.Unit)})
 	if err != nil {
 		return nil, 0, err
 	}
@@ -56,7 +57,7 @@ func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) ([]pinot.Se
 	)
 	for idx := 0; ; idx++ {
 		parts.next()
-		cfg := segmentConfig(req, SegmentName(req.Table.Name, req.File.Path, req.File.DeleteFingerprint, idx), now())
+		cfg := segmentConfig(req, req.Unit.SegmentName(idx), now())
 		seg, n, err := buildOne(ctx, parts, cfg, req.OutDir)
 		if errors.Is(err, segments.ErrNoRows) && idx == 0 {
 			return nil, 0, nil // every row deleted: the file holds nothing for Pinot
@@ -69,6 +70,24 @@ func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) ([]pinot.Se
 			return out, rows, parts.err
 		}
 	}
+}
+
+// unitTasks are the scan tasks of every file of the unit, in file order.
+func unitTasks(u plan.Unit) []table.FileScanTask {
+	var out []table.FileScanTask
+	for _, f := range u.Files {
+		out = append(out, f.Tasks...)
+	}
+	return out
+}
+
+// unitName names a unit in errors and segment metadata: the path of its
+// file, or its key and file count when it coalesces several.
+func unitName(u plan.Unit) string {
+	if len(u.Files) == 1 {
+		return u.Files[0].Path
+	}
+	return fmt.Sprintf("%s (%d small files from %s)", u.Key, len(u.Files), u.Files[0].Path)
 }
 
 // buildOne writes one segment and its tarball.
@@ -153,7 +172,7 @@ func segmentConfig(req BuildRequest, name string, created time.Time) segments.Co
 		SegmentName:  name,
 		CreationTime: created,
 		TempDir:      req.OutDir,
-		CustomMap:    map[string]string{"floe.sourceFile": req.File.Path},
+		CustomMap:    map[string]string{"floe.sourceFile": unitName(req.Unit)},
 	}
 	if tc := req.TableConfig; tc != nil {
 		cfg.TimeColumn = tc.SegmentsConfig.TimeColumnName

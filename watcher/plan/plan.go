@@ -1,4 +1,4 @@
-package watcher
+package plan
 
 import (
 	"context"
@@ -15,33 +15,50 @@ import (
 	"github.com/floehq/floe/checkpoint"
 )
 
-// FilePlan is one live data file of the snapshot and what Pinot should
-// hold for it.
-type FilePlan struct {
+// File is one live data file of the snapshot that a unit builds.
+type File struct {
 	Path string
-	// Tasks are the file's scan tasks (a large file may be split).
+	// Tasks are the file's scan tasks, delete files attached.
 	Tasks []table.FileScanTask
 	// DeleteFingerprint identifies the delete files that apply ("" none).
 	DeleteFingerprint string
-	// SegmentName is the deterministic name of the file's first segment.
-	SegmentName string
-	Rows        int64
-	SizeBytes   int64
+	// Partition is the canonical partition key, spec id included ("" when
+	// the file's spec is unpartitioned).
+	Partition string
+	// DataSeq is the file's data sequence number.
+	DataSeq   int64
+	Rows      int64
+	SizeBytes int64
 }
+
+// Unit is what one build turns into segments: one data file, or several
+// small files of one partition coalesced. Its segments are Key_0, Key_1, ...
+type Unit struct {
+	Key   string
+	Files []File
+}
+
+// SegmentName is the name of the unit's segment idx.
+func (u Unit) SegmentName(idx int) string { return fmt.Sprintf("%s_%d", u.Key, idx) }
 
 // Plan is what a run must do to make Pinot match the snapshot.
 type Plan struct {
 	SnapshotID     int64
 	SequenceNumber int64
 	SchemaID       int
-	// Build are files that are new or whose deletes changed.
-	Build []FilePlan
+	// Build are the units to build, sorted by Key.
+	Build []Unit
 	// Keep are files Pinot already holds as they should be.
 	Keep map[string]checkpoint.FileState
-	// Drop are files of the checkpoint no longer live.
+	// Drop are files of the checkpoint no longer live (sorted).
 	Drop []string
+	// Replacing: Build or Drop touch something Pinot holds, so the run
+	// must swap atomically.
+	Replacing bool
 	// LiveFiles counts the data files of the snapshot.
 	LiveFiles int
+	// Incremental: planned by folding manifests (false: full-state diff).
+	Incremental bool
 }
 
 // PlanRun diffs the live data files of the table's current snapshot
@@ -57,6 +74,7 @@ func PlanRun(ctx context.Context, tableName string, tbl *table.Table, cp checkpo
 			plan.Drop = append(plan.Drop, path)
 		}
 		sort.Strings(plan.Drop)
+		plan.Replacing = len(plan.Drop) > 0
 		return plan, nil
 	}
 	plan.SnapshotID, plan.SequenceNumber = snap.SnapshotID, snap.SequenceNumber
@@ -67,15 +85,16 @@ func PlanRun(ctx context.Context, tableName string, tbl *table.Table, cp checkpo
 	if err != nil {
 		return nil, fmt.Errorf("plan files of snapshot %d: %w", snap.SnapshotID, err)
 	}
-	live := groupTasks(tableName, tasks)
+	live := groupTasks(tasks)
 	plan.LiveFiles = len(live)
-	for _, fp := range live {
-		old, ok := cp.Files[fp.Path]
-		if ok && old.DeleteFingerprint == fp.DeleteFingerprint { // also files whose rows were all deleted
-			plan.Keep[fp.Path] = old
+	for _, f := range live {
+		old, ok := cp.Files[f.Path]
+		if ok && old.DeleteFingerprint == f.DeleteFingerprint { // also files whose rows were all deleted
+			plan.Keep[f.Path] = old
 			continue
 		}
-		plan.Build = append(plan.Build, fp)
+		plan.Replacing = plan.Replacing || ok
+		plan.Build = append(plan.Build, Unit{Key: fileKey(tableName, f.Path, f.DeleteFingerprint), Files: []File{f}})
 	}
 	for path := range cp.Files {
 		if _, ok := live[path]; !ok {
@@ -83,26 +102,26 @@ func PlanRun(ctx context.Context, tableName string, tbl *table.Table, cp checkpo
 		}
 	}
 	sort.Strings(plan.Drop)
-	sort.Slice(plan.Build, func(i, j int) bool { return plan.Build[i].Path < plan.Build[j].Path })
+	plan.Replacing = plan.Replacing || len(plan.Drop) > 0
+	sort.Slice(plan.Build, func(i, j int) bool { return plan.Build[i].Key < plan.Build[j].Key })
 	return plan, nil
 }
 
 // groupTasks folds scan tasks by data file path.
-func groupTasks(tableName string, tasks []table.FileScanTask) map[string]FilePlan {
-	out := map[string]FilePlan{}
+func groupTasks(tasks []table.FileScanTask) map[string]File {
+	out := map[string]File{}
 	for _, t := range tasks {
 		path := t.File.FilePath()
-		fp := out[path]
-		fp.Path = path
-		fp.Tasks = append(fp.Tasks, t)
-		fp.Rows = t.File.Count()
-		fp.SizeBytes = t.File.FileSizeBytes()
-		out[path] = fp
+		f := out[path]
+		f.Path = path
+		f.Tasks = append(f.Tasks, t)
+		f.Rows = t.File.Count()
+		f.SizeBytes = t.File.FileSizeBytes()
+		out[path] = f
 	}
-	for path, fp := range out {
-		fp.DeleteFingerprint = deleteFingerprint(fp.Tasks)
-		fp.SegmentName = SegmentName(tableName, path, fp.DeleteFingerprint, 0)
-		out[path] = fp
+	for path, f := range out {
+		f.DeleteFingerprint = deleteFingerprint(f.Tasks)
+		out[path] = f
 	}
 	return out
 }
@@ -140,13 +159,18 @@ func derefInt64(p *int64) int64 {
 
 var unsafeSegmentChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
 
+// fileKey is the key of a unit of one data file: <table>_<hash of path and
+// delete fingerprint>.
+func fileKey(tableName, path, deleteFingerprint string) string {
+	sum := sha256.Sum256([]byte(path + "\x00" + deleteFingerprint))
+	return SegmentPrefix(tableName) + hex.EncodeToString(sum[:10])
+}
+
 // SegmentName is the deterministic name of part idx of a data file's
 // segments: <table>_<hash of path and delete fingerprint>_<idx>. The same
 // file with the same deletes always gets the same name (I2, I3).
 func SegmentName(tableName, path, deleteFingerprint string, idx int) string {
-	sum := sha256.Sum256([]byte(path + "\x00" + deleteFingerprint))
-	prefix := unsafeSegmentChars.ReplaceAllString(tableName, "_")
-	return fmt.Sprintf("%s_%s_%d", prefix, hex.EncodeToString(sum[:10]), idx)
+	return Unit{Key: fileKey(tableName, path, deleteFingerprint)}.SegmentName(idx)
 }
 
 // SegmentPrefix is the prefix every floe segment of the table starts with.
