@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -70,7 +71,7 @@ func (r *runner) execute(ctx context.Context) error {
 	if r.started != nil {
 		r.started()
 	}
-	plan, err := plan.PlanRun(ctx, r.table.Name, src.Table, cp)
+	plan, err := r.w.deps.Planner.Plan(ctx, r.table.Name, src.Table, cp)
 	if err != nil {
 		return err
 	}
@@ -298,11 +299,7 @@ func (r *runner) commit(ctx context.Context, old checkpoint.Checkpoint, src *Sou
 		for i, s := range b.segments {
 			names[i] = s.Name
 		}
-		for _, f := range b.unit.Files {
-			files[f.Path] = checkpoint.FileState{
-				DeleteFingerprint: f.DeleteFingerprint, Segments: names, Rows: b.rows, SizeBytes: f.SizeBytes,
-			}
-		}
+		maps.Copy(files, b.unit.FileStates(names, b.rows))
 	}
 	counts := map[int64]int{}
 	for k, v := range old.SnapshotFileCounts {

@@ -2,13 +2,8 @@ package plan
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
-	"regexp"
 	"slices"
-	"sort"
-	"strings"
 
 	"github.com/apache/iceberg-go/table"
 
@@ -18,7 +13,8 @@ import (
 // File is one live data file of the snapshot that a unit builds.
 type File struct {
 	Path string
-	// Tasks are the file's scan tasks, delete files attached.
+	// Tasks are the file's scan tasks with the delete files that apply
+	// attached (one task spanning the whole file).
 	Tasks []table.FileScanTask
 	// DeleteFingerprint identifies the delete files that apply ("" none).
 	DeleteFingerprint string
@@ -26,13 +22,15 @@ type File struct {
 	// the file's spec is unpartitioned).
 	Partition string
 	// DataSeq is the file's data sequence number.
-	DataSeq   int64
+	DataSeq int64
+	// Rows is the file's record count (before deletes).
 	Rows      int64
 	SizeBytes int64
 }
 
 // Unit is what one build turns into segments: one data file, or several
-// small files of one partition coalesced. Its segments are Key_0, Key_1, ...
+// small files of one partition coalesced (P6). Its segments are Key_0,
+// Key_1, ...
 type Unit struct {
 	Key   string
 	Files []File
@@ -41,6 +39,32 @@ type Unit struct {
 // SegmentName is the name of the unit's segment idx.
 func (u Unit) SegmentName(idx int) string { return fmt.Sprintf("%s_%d", u.Key, idx) }
 
+// Coalesced reports whether the unit holds several files.
+func (u Unit) Coalesced() bool { return len(u.Files) > 1 }
+
+// FileStates returns the checkpoint entries of the unit's files once it
+// was built into segments holding rows rows. Every file lists the unit's
+// segments; a coalesced unit's files carry its key as Group, and its rows
+// are recorded on its first file (the others record 0), so that the rows
+// of a checkpoint still add up.
+func (u Unit) FileStates(segments []string, rows int64) map[string]checkpoint.FileState {
+	out := make(map[string]checkpoint.FileState, len(u.Files))
+	for i, f := range u.Files {
+		fs := checkpoint.FileState{
+			DeleteFingerprint: f.DeleteFingerprint, Segments: slices.Clone(segments), SizeBytes: f.SizeBytes,
+			Partition: f.Partition, DataSeq: f.DataSeq,
+		}
+		if i == 0 {
+			fs.Rows = rows
+		}
+		if u.Coalesced() {
+			fs.Group = u.Key
+		}
+		out[f.Path] = fs
+	}
+	return out
+}
+
 // Plan is what a run must do to make Pinot match the snapshot.
 type Plan struct {
 	SnapshotID     int64
@@ -48,132 +72,106 @@ type Plan struct {
 	SchemaID       int
 	// Build are the units to build, sorted by Key.
 	Build []Unit
-	// Keep are files Pinot already holds as they should be.
+	// Keep are files Pinot already holds as they should be, with the
+	// checkpoint's state (Partition and DataSeq refreshed from the
+	// snapshot).
 	Keep map[string]checkpoint.FileState
 	// Drop are files of the checkpoint no longer live (sorted).
 	Drop []string
-	// Replacing: Build or Drop touch something Pinot holds, so the run
-	// must swap atomically.
+	// Replacing: Build or Drop touch something Pinot holds (a dropped
+	// file, a changed file, a regrouped member), so the run must swap
+	// atomically. Pure additions leave it false.
 	Replacing bool
 	// LiveFiles counts the data files of the snapshot.
 	LiveFiles int
-	// Incremental: planned by folding manifests (false: full-state diff).
+	// Incremental: planned by folding the manifests added since the
+	// checkpoint (false: full-state diff).
 	Incremental bool
+	// Fallback says why the full-state diff ran ("" when Incremental, or
+	// when the table has no snapshot).
+	Fallback string
 }
 
-// PlanRun diffs the live data files of the table's current snapshot
-// against the checkpoint. The comparison is by data file path and the
-// fingerprint of the delete files applied to it, so appends, overwrites,
-// compactions, merge-on-read deletes, rollbacks and recreated tables all
-// reduce to the same answer: build what is missing, drop what is gone.
-func PlanRun(ctx context.Context, tableName string, tbl *table.Table, cp checkpoint.Checkpoint) (*Plan, error) {
+// Options tune a Planner.
+type Options struct {
+	// CoalesceBelowBytes: data files smaller than this are coalesced
+	// with other small files of their partition into one unit (0: never).
+	CoalesceBelowBytes int64
+	// TargetSegmentBytes caps the data file bytes of a coalesced unit
+	// (0: DefaultTargetSegmentBytes; never below CoalesceBelowBytes).
+	TargetSegmentBytes int64
+	// CacheBytes bounds the cache of decoded manifests and manifest lists
+	// shared by every plan of the Planner (0: DefaultCacheBytes; negative:
+	// no cache).
+	CacheBytes int64
+}
+
+// Defaults.
+const (
+	DefaultCacheBytes         = 64 << 20
+	DefaultTargetSegmentBytes = 256 << 20
+)
+
+// Planner plans runs. It caches immutable manifests (by path) across the
+// plans of every table it serves; it is safe for concurrent use.
+type Planner struct {
+	opts  Options
+	cache *cache
+}
+
+// New returns a Planner.
+func New(opts Options) *Planner {
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultCacheBytes
+	}
+	if opts.TargetSegmentBytes <= 0 {
+		opts.TargetSegmentBytes = DefaultTargetSegmentBytes
+	}
+	opts.TargetSegmentBytes = max(opts.TargetSegmentBytes, opts.CoalesceBelowBytes)
+	return &Planner{opts: opts, cache: newCache(opts.CacheBytes)}
+}
+
+// Plan diffs the table's current snapshot against the checkpoint. It
+// folds the manifests added since the checkpointed snapshot when that is
+// an ancestor and the checkpoint can be trusted, else it diffs the full
+// live state; both give the same plan (P1).
+func (p *Planner) Plan(ctx context.Context, tableName string, tbl *table.Table, cp checkpoint.Checkpoint) (*Plan, error) {
 	snap := tbl.CurrentSnapshot()
-	plan := &Plan{Keep: map[string]checkpoint.FileState{}}
 	if snap == nil {
-		for path := range cp.Files {
-			plan.Drop = append(plan.Drop, path)
-		}
-		sort.Strings(plan.Drop)
-		plan.Replacing = len(plan.Drop) > 0
-		return plan, nil
+		return dropAll(cp), nil
 	}
-	plan.SnapshotID, plan.SequenceNumber = snap.SnapshotID, snap.SequenceNumber
-	if snap.SchemaID != nil {
-		plan.SchemaID = *snap.SchemaID
-	}
-	tasks, err := tbl.Scan(table.WithSnapshotID(snap.SnapshotID)).PlanFiles(ctx)
+	j, err := p.newJob(ctx, tableName, tbl, snap)
 	if err != nil {
-		return nil, fmt.Errorf("plan files of snapshot %d: %w", snap.SnapshotID, err)
+		return nil, err
 	}
-	live := groupTasks(tasks)
-	plan.LiveFiles = len(live)
-	for _, f := range live {
-		old, ok := cp.Files[f.Path]
-		if ok && old.DeleteFingerprint == f.DeleteFingerprint { // also files whose rows were all deleted
-			plan.Keep[f.Path] = old
-			continue
+	var out *Plan
+	lv, reason, err := j.fold(ctx, cp)
+	if err == nil && reason == "" {
+		out, reason, err = j.diff(ctx, lv, cp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		if lv, err = j.full(ctx); err != nil {
+			return nil, err
 		}
-		plan.Replacing = plan.Replacing || ok
-		plan.Build = append(plan.Build, Unit{Key: fileKey(tableName, f.Path, f.DeleteFingerprint), Files: []File{f}})
+		if out, _, err = j.diff(ctx, lv, cp); err != nil {
+			return nil, err
+		}
+		out.Fallback = reason
 	}
+	out.Incremental = reason == ""
+	return out, nil
+}
+
+// dropAll is the plan of a table without a snapshot: nothing is live.
+func dropAll(cp checkpoint.Checkpoint) *Plan {
+	out := &Plan{Keep: map[string]checkpoint.FileState{}}
 	for path := range cp.Files {
-		if _, ok := live[path]; !ok {
-			plan.Drop = append(plan.Drop, path)
-		}
+		out.Drop = append(out.Drop, path)
 	}
-	sort.Strings(plan.Drop)
-	plan.Replacing = plan.Replacing || len(plan.Drop) > 0
-	sort.Slice(plan.Build, func(i, j int) bool { return plan.Build[i].Key < plan.Build[j].Key })
-	return plan, nil
-}
-
-// groupTasks folds scan tasks by data file path.
-func groupTasks(tasks []table.FileScanTask) map[string]File {
-	out := map[string]File{}
-	for _, t := range tasks {
-		path := t.File.FilePath()
-		f := out[path]
-		f.Path = path
-		f.Tasks = append(f.Tasks, t)
-		f.Rows = t.File.Count()
-		f.SizeBytes = t.File.FileSizeBytes()
-		out[path] = f
-	}
-	for path, f := range out {
-		f.DeleteFingerprint = deleteFingerprint(f.Tasks)
-		out[path] = f
-	}
+	slices.Sort(out.Drop)
+	out.Replacing = len(out.Drop) > 0
 	return out
-}
-
-// deleteFingerprint hashes the sorted paths of every delete file applied
-// to the file's tasks; "" when there are none.
-func deleteFingerprint(tasks []table.FileScanTask) string {
-	var paths []string
-	for _, t := range tasks {
-		for _, d := range t.DeleteFiles {
-			paths = append(paths, "pos:"+d.FilePath())
-		}
-		for _, d := range t.EqualityDeleteFiles {
-			paths = append(paths, "eq:"+d.FilePath())
-		}
-		for _, d := range t.DeletionVectorFiles {
-			paths = append(paths, fmt.Sprintf("dv:%s@%d", d.FilePath(), derefInt64(d.ContentOffset())))
-		}
-	}
-	if len(paths) == 0 {
-		return ""
-	}
-	slices.Sort(paths)
-	paths = slices.Compact(paths)
-	sum := sha256.Sum256([]byte(strings.Join(paths, "\n")))
-	return hex.EncodeToString(sum[:12])
-}
-
-func derefInt64(p *int64) int64 {
-	if p == nil {
-		return -1
-	}
-	return *p
-}
-
-var unsafeSegmentChars = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
-
-// fileKey is the key of a unit of one data file: <table>_<hash of path and
-// delete fingerprint>.
-func fileKey(tableName, path, deleteFingerprint string) string {
-	sum := sha256.Sum256([]byte(path + "\x00" + deleteFingerprint))
-	return SegmentPrefix(tableName) + hex.EncodeToString(sum[:10])
-}
-
-// SegmentName is the deterministic name of part idx of a data file's
-// segments: <table>_<hash of path and delete fingerprint>_<idx>. The same
-// file with the same deletes always gets the same name (I2, I3).
-func SegmentName(tableName, path, deleteFingerprint string, idx int) string {
-	return Unit{Key: fileKey(tableName, path, deleteFingerprint)}.SegmentName(idx)
-}
-
-// SegmentPrefix is the prefix every floe segment of the table starts with.
-func SegmentPrefix(tableName string) string {
-	return unsafeSegmentChars.ReplaceAllString(tableName, "_") + "_"
 }
