@@ -88,4 +88,7 @@
 //     to build holds a file of the checkpoint (changed, or a member of a
 //     broken unit); a plan that only adds files can be pushed without a
 //     replacement.
+//   - P9 DecodeUnit(EncodeUnit(u)) reads the same rows as u through
+//     table.Scan.ReadTasks: data files and their position, equality and
+//     deletion-vector delete files carry every field reading needs.
 package plan

@@ -3,9 +3,11 @@ package plan
 import (
 	"encoding/hex"
 	"fmt"
+	"math/big"
 	"strconv"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/iceberg-go"
 	"github.com/google/uuid"
 )
@@ -74,6 +76,79 @@ func encodeValue(v any) (value, error) {
 		return value{tUUID, x.String()}, nil
 	}
 	return value{}, fmt.Errorf("partition value %v of type %T is not supported", v, v)
+}
+
+// decodeValue is the inverse of encodeValue.
+func decodeValue(v value) (any, error) {
+	var (
+		out any
+		err error
+	)
+	switch v.T {
+	case tNull:
+		return nil, nil
+	case tBool:
+		out, err = strconv.ParseBool(v.V)
+	case tInt:
+		var n int64
+		n, err = strconv.ParseInt(v.V, 10, 32)
+		out = int32(n)
+	case tLong:
+		out, err = strconv.ParseInt(v.V, 10, 64)
+	case tFloat:
+		var f float64
+		f, err = strconv.ParseFloat(v.V, 32)
+		out = float32(f)
+	case tDouble:
+		out, err = strconv.ParseFloat(v.V, 64)
+	case tString:
+		out = v.V
+	case tBinary:
+		out, err = hex.DecodeString(v.V)
+	case tDate:
+		var n int64
+		n, err = strconv.ParseInt(v.V, 10, 32)
+		out = iceberg.Date(n)
+	case tTime, tTimestamp, tTimeNs:
+		out, err = decodeTemporal(v)
+	case tDecimal:
+		out, err = decodeDecimal(v.V)
+	case tUUID:
+		out, err = uuid.Parse(v.V)
+	default:
+		return nil, fmt.Errorf("partition value type %q is not supported", v.T)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decode %s partition value %q: %w", v.T, v.V, err)
+	}
+	return out, nil
+}
+
+func decodeTemporal(v value) (any, error) {
+	n, err := strconv.ParseInt(v.V, 10, 64)
+	switch v.T {
+	case tTime:
+		return iceberg.Time(n), err
+	case tTimestamp:
+		return iceberg.Timestamp(n), err
+	}
+	return iceberg.TimestampNano(n), err
+}
+
+func decodeDecimal(s string) (any, error) {
+	unscaled, scale, ok := strings.Cut(s, "e")
+	if !ok {
+		return nil, fmt.Errorf("no scale")
+	}
+	n, ok := new(big.Int).SetString(unscaled, 10)
+	if !ok {
+		return nil, fmt.Errorf("bad unscaled value")
+	}
+	sc, err := strconv.Atoi(scale)
+	if err != nil {
+		return nil, err
+	}
+	return iceberg.DecimalLiteral{Val: decimal128.FromBigInt(n), Scale: sc}, nil
 }
 
 // encodePartitionKey is the canonical key of a partition of a partitioned
