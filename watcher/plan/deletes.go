@@ -18,14 +18,16 @@ import (
 //     data sequence number is ≤ the DV's; position delete files are then
 //     not applied;
 //   - a position delete file applies when its sequence number is ≥ the
-//     file's and it references the file, or references no file and has
-//     the file's partition;
+//     file's and it references the file, or references no file, has the
+//     file's partition and file_path bounds (when recorded) that hold the
+//     file's path;
 //   - an equality delete file applies when its sequence number is > the
 //     file's and it has the file's partition or an unpartitioned spec.
 //
-// Column statistics are not consulted (iceberg-go's scan planning also
-// prunes by them); a delete file that the rules attach but whose rows
-// cannot match only costs a read.
+// No other column statistics are consulted (iceberg-go's scan planning
+// also prunes equality deletes by the data file's column bounds, which
+// the checkpoint does not hold); a delete file that the rules attach but
+// whose rows cannot match only costs a read.
 type deleteIndex struct {
 	dvByRef   map[string]*liveDelete
 	posByRef  map[string][]*liveDelete
@@ -73,7 +75,7 @@ func (x *deleteIndex) forFile(path, partition string, seq int64) (pos, eq, dv []
 		dv = []*liveDelete{d}
 	} else {
 		pos = appendIf(pos, x.posByRef[path], func(d *liveDelete) bool { return d.seq >= seq })
-		pos = appendIf(pos, x.posByPart[partition], func(d *liveDelete) bool { return d.seq >= seq })
+		pos = appendIf(pos, x.posByPart[partition], func(d *liveDelete) bool { return d.seq >= seq && d.paths.mayHold(path) })
 	}
 	eq = appendIf(eq, x.eqGlobal, func(d *liveDelete) bool { return d.seq > seq })
 	if partition != "" {

@@ -43,9 +43,12 @@
 //     partition and data sequence number alone: a deletion vector
 //     referencing the file with data seq ≤ the DV's (position delete files
 //     then do not apply); a position delete file with seq ≥ the file's that
-//     references the file, or references none and has the file's
-//     partition; an equality delete file with seq > the file's that has
-//     the file's partition or an unpartitioned spec. Delete files that
+//     references the file, or references none, has the file's partition
+//     and, when its manifest records file_path bounds, bounds that hold
+//     the file's path; an equality delete file with seq > the file's that
+//     has the file's partition or an unpartitioned spec (no column bounds
+//     are consulted: an equality delete rebuilds every older file of its
+//     partition, or of the table when unpartitioned). Delete files that
 //     delete no row (record count 0) are not live. The scan tasks of a
 //     built file carry exactly these delete files. The fingerprint is the
 //     first 12 bytes of the SHA-256 of the sorted tokens (pos:<path>,

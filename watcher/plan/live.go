@@ -39,11 +39,12 @@ type liveDelete struct {
 	// or dv:<path>@<content offset>. Format: never change.
 	token string
 	df    iceberg.DataFile
+	paths pathBounds // file_path bounds of a position delete file
 }
 
 func newLiveDelete(e entry) (liveDelete, error) {
 	df := e.df
-	d := liveDelete{path: df.FilePath(), partition: e.partition, seq: e.seq, df: df}
+	d := liveDelete{path: df.FilePath(), partition: e.partition, seq: e.seq, df: df, paths: e.paths}
 	if ref := df.ReferencedDataFile(); ref != nil {
 		d.ref = *ref
 	}

@@ -12,14 +12,54 @@ import (
 // readParallelism bounds concurrent manifest reads of one plan.
 const readParallelism = 8
 
-// entry is a manifest entry as the planner keeps it: column statistics
-// are never decoded (they are not needed to plan or to read a file).
+// entry is a manifest entry as the planner keeps it. Column statistics
+// are not kept (they are not needed to plan or to read a file), except
+// the file_path bounds of a position delete file.
 type entry struct {
 	status     iceberg.ManifestEntryStatus
 	snapshotID int64
 	seq        int64 // data sequence number
 	partition  string
 	df         iceberg.DataFile
+	paths      pathBounds
+}
+
+// pathBounds are the lower and upper bounds of a position delete file's
+// file_path column, when its manifest records them.
+type pathBounds struct {
+	lower, upper       string
+	hasLower, hasUpper bool
+}
+
+// filePathFieldID is the reserved field id of file_path in position
+// delete files (Iceberg spec).
+const filePathFieldID = 2147483546
+
+// mayHold reports whether a delete file with these bounds can hold
+// positions of the data file at path (bounds may be truncated prefixes,
+// which still bound the value).
+func (b pathBounds) mayHold(path string) bool {
+	return (!b.hasLower || b.lower <= path) && (!b.hasUpper || path <= b.upper)
+}
+
+// newEntry keeps what the planner needs of a manifest entry; delete
+// manifests are read with statistics, which only position delete files'
+// file_path bounds survive.
+func newEntry(e iceberg.ManifestEntry, partition string) entry {
+	df := e.DataFile()
+	out := entry{status: e.Status(), snapshotID: e.SnapshotID(), seq: e.SequenceNum(), partition: partition, df: df}
+	if df.ContentType() == iceberg.EntryContentPosDeletes {
+		if v, ok := df.LowerBoundValues()[filePathFieldID]; ok {
+			out.paths.lower, out.paths.hasLower = string(v), true
+		}
+		if v, ok := df.UpperBoundValues()[filePathFieldID]; ok {
+			out.paths.upper, out.paths.hasUpper = string(v), true
+		}
+	}
+	if df.ContentType() != iceberg.EntryContentData {
+		out.df = iceberg.DataFileWithoutColumnStats(df)
+	}
+	return out
 }
 
 // manifests returns the manifest list of snap, cached by its path.
@@ -61,7 +101,8 @@ func (j *job) entries(ctx context.Context, m iceberg.ManifestFile) ([]entry, err
 		out  []entry
 		size = int64(len(key)) + 64
 	)
-	for e, err := range iceberg.EntriesWithProjection(j.fs, m, false, iceberg.ManifestEntryProjection{}) {
+	proj := iceberg.ManifestEntryProjection{IncludePruningStats: m.ManifestContent() == iceberg.ManifestContentDeletes}
+	for e, err := range iceberg.EntriesWithProjection(j.fs, m, false, proj) {
 		if err != nil {
 			return nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
 		}
@@ -70,8 +111,9 @@ func (j *job) entries(ctx context.Context, m iceberg.ManifestFile) ([]entry, err
 		if err != nil {
 			return nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
 		}
-		out = append(out, entry{status: e.Status(), snapshotID: e.SnapshotID(), seq: e.SequenceNum(), partition: part, df: df})
-		size += entrySize(df, part)
+		en := newEntry(e, part)
+		out = append(out, en)
+		size += entrySize(df, part) + int64(len(en.paths.lower)+len(en.paths.upper))
 	}
 	j.p.cache.put(key, out, size)
 	return out, nil
