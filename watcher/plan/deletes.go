@@ -65,6 +65,19 @@ func (x *deleteIndex) empty() bool {
 		len(x.eqByPart) == 0
 }
 
+// mayApply reports whether any live delete file can apply to a data file
+// at path in partition, whatever its sequence number (a cheap test that
+// lets the fold skip files no delete file reaches).
+func (x *deleteIndex) mayApply(path, partition string) bool {
+	if x.empty() {
+		return false
+	}
+	if len(x.eqGlobal) > 0 || x.dvByRef[path] != nil || len(x.posByRef[path]) > 0 {
+		return true
+	}
+	return len(x.posByPart[partition]) > 0 || len(x.eqByPart[partition]) > 0
+}
+
 // forFile returns the delete files that apply to a data file, each list
 // sorted by path.
 func (x *deleteIndex) forFile(path, partition string, seq int64) (pos, eq, dv []*liveDelete) {

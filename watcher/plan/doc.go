@@ -25,7 +25,10 @@
 // The comparison computes each live file's delete fingerprint from the
 // live delete files (deletes.go), keeps files whose fingerprint is the
 // checkpoint's, builds the others and drops checkpoint files no longer
-// live. Files the fold knows only from the checkpoint and must rebuild (a
+// live. The fold recomputes the fingerprint only of checkpoint files a
+// live delete file may reach or that had delete files; the rest are kept
+// after one pass over the checkpoint's map, which a plan that only adds
+// files returns as Plan.Keep without copying it. Files the fold knows only from the checkpoint and must rebuild (a
 // new delete file applies to them, or their coalesced unit broke) are
 // looked up in the current snapshot's data manifests whose sequence number
 // range holds their data sequence number (resolve.go).
@@ -68,8 +71,9 @@
 //     the checkpointed snapshot is not an ancestor of the current one
 //     (rollback, branch reset, expired history); a backfill's target
 //     snapshot left the chain; the checkpoint lacks data sequence numbers
-//     (written before they were recorded) in a table of format 2 or
-//     later; the fold's file count disagrees with the manifest list (a
+//     (in a table of format 2 or later) or partitions (in a table whose
+//     specs are all partitioned), as checkpoints written before they were
+//     recorded do; the fold's file count disagrees with the manifest list (a
 //     unit failed under continueOnFileError, so a live file is missing);
 //     a manifest the fold needs cannot be read; or rebuilding checkpointed
 //     files would read more than half of the data manifests not yet cached

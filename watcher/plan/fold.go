@@ -56,24 +56,15 @@ func foldFailed(ctx context.Context, err error) (*live, string, error) {
 }
 
 // trust checks that the checkpoint can be the base of a fold: it has a
-// snapshot of this table, and its files carry the partition and data
-// sequence number the delete rules need (checkpoints written before
-// those fields existed do not, in tables whose files have sequence
-// numbers).
+// snapshot of this table. (Whether its files carry the partition and data
+// sequence number the delete rules need is checked where they are
+// needed, in compareFold and buildFiles.)
 func (j *job) trust(cp checkpoint.Checkpoint) string {
 	if cp.SnapshotID == 0 {
 		return "no checkpointed snapshot"
 	}
 	if uuid := j.meta.TableUUID().String(); cp.TableUUID != uuid {
 		return fmt.Sprintf("table UUID changed from %q to %q (table re-created)", cp.TableUUID, uuid)
-	}
-	if j.meta.Version() < 2 {
-		return ""
-	}
-	for path, fs := range cp.Files {
-		if fs.DataSeq < 1 {
-			return fmt.Sprintf("checkpoint has no data sequence number for file %s", path)
-		}
 	}
 	return ""
 }

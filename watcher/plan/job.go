@@ -59,3 +59,14 @@ func (j *job) partitionKey(df iceberg.DataFile) (string, error) {
 	}
 	return key, nil
 }
+
+// allPartitioned reports whether every partition spec of the table is
+// partitioned, so that no live file can have the empty partition key.
+func (j *job) allPartitioned() bool {
+	for _, s := range j.specs {
+		if s.IsUnpartitioned() {
+			return false
+		}
+	}
+	return true
+}

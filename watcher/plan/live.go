@@ -84,19 +84,6 @@ type live struct {
 	dataManifests []iceberg.ManifestFile
 }
 
-// each calls fn for every live data file.
-func (lv *live) each(fn func(path string, f liveFile)) {
-	for path, f := range lv.files {
-		fn(path, f)
-	}
-	for path, fs := range lv.base {
-		if _, ok := lv.files[path]; ok || lv.gone[path] {
-			continue
-		}
-		fn(path, liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes})
-	}
-}
-
 // has reports whether path is a live data file.
 func (lv *live) has(path string) bool {
 	if _, ok := lv.files[path]; ok {
@@ -108,9 +95,9 @@ func (lv *live) has(path string) bool {
 
 // count is the number of live data files.
 func (lv *live) count() int {
-	n := len(lv.files)
-	for path := range lv.base {
-		if _, ok := lv.files[path]; !ok && !lv.gone[path] {
+	n := len(lv.base) - len(lv.gone)
+	for path := range lv.files {
+		if _, ok := lv.base[path]; !ok {
 			n++
 		}
 	}

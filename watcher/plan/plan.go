@@ -74,7 +74,8 @@ type Plan struct {
 	Build []Unit
 	// Keep are files Pinot already holds as they should be, with the
 	// checkpoint's state (Partition and DataSeq refreshed from the
-	// snapshot).
+	// snapshot). Read only: when every checkpointed file is kept as
+	// recorded it is the checkpoint's own Files map.
 	Keep map[string]checkpoint.FileState
 	// Drop are files of the checkpoint no longer live (sorted).
 	Drop []string

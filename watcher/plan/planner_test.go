@@ -198,7 +198,7 @@ func TestPlanner_Plan_Fallbacks(t *testing.T) {
 		fs.DataSeq, fs.Partition = 0, ""
 		old.Files[path] = fs
 	}
-	if got := plans(t, p, l.load(), old); got.Incremental || !strings.Contains(got.Fallback, "no data sequence number") ||
+	if got := plans(t, p, l.load(), old); got.Incremental || !strings.Contains(got.Fallback, "no data sequence number or partition") ||
 		len(got.Build) != 1 || got.Keep[first.Build[0].Files[0].Path].DataSeq == 0 {
 		t.Fatalf("P5: a checkpoint from before data sequence numbers: want a full diff that records them, got %+v", got)
 	}
