@@ -215,8 +215,10 @@ func (l *lake) rowDelta(ids []int64, reinsert bool) {
 	}
 }
 
-// compact rewrites the live files of one partition (or of the table when
-// unpartitioned) into new files, applying their deletes.
+// compact rewrites the live files of one partition of the current spec
+// (or of the table when unpartitioned) into new files, applying their
+// deletes. (iceberg-go's compaction writes the current spec with a
+// clustered writer, which files of an older spec would not suit.)
 func (l *lake) compact(rng *rand.Rand) bool {
 	ctx := context.Background()
 	tbl := l.load()
@@ -224,8 +226,12 @@ func (l *lake) compact(rng *rand.Rand) bool {
 	if err != nil {
 		l.t.Fatal(err)
 	}
+	spec := tbl.Spec()
 	groups := map[string][]table.FileScanTask{}
 	for _, tk := range tasks {
+		if int(tk.File.SpecID()) != spec.ID() {
+			continue
+		}
 		key := fmt.Sprint(tk.File.SpecID(), tk.File.Partition())
 		groups[key] = append(groups[key], tk)
 	}
@@ -284,6 +290,33 @@ func (l *lake) expire(rng *rand.Rand) {
 	if _, err := tx.Commit(context.Background()); err != nil {
 		l.t.Fatalf("expire: %v", err)
 	}
+}
+
+// evolve adds a bucket(id) partition field to the table's spec, or
+// removes it again: later files are written under a new spec.
+func (l *lake) evolve() string {
+	tbl := l.load()
+	tx := tbl.NewTransaction()
+	us := tx.UpdateSpec(true)
+	op := "add-bucket"
+	spec := tbl.Spec()
+	for _, f := range spec.Fields() {
+		if f.Name == "b" {
+			op = "remove-bucket"
+		}
+	}
+	if op == "add-bucket" {
+		us.AddField("id", iceberg.BucketTransform{NumBuckets: 2}, "b")
+	} else {
+		us.RemoveField("b")
+	}
+	if err := us.Commit(); err != nil {
+		l.t.Fatalf("evolve spec (%s): %v", op, err)
+	}
+	if _, err := tx.Commit(context.Background()); err != nil {
+		l.t.Fatalf("evolve spec (%s): %v", op, err)
+	}
+	return op
 }
 
 // idRange matches ids in [lo, hi).

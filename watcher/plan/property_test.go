@@ -180,7 +180,8 @@ func readIDs(t testing.TB, tbl *table.Table, tasks []table.FileScanTask) []int64
 
 // goWriter writes with iceberg-go: appends, copy-on-write overwrites and
 // deletes, merge-on-read position deletes (v2) and deletion vectors (v3),
-// equality deletes, compaction, rollback and expiry.
+// equality deletes and upserts, compaction, rollback, expiry and
+// partition spec evolution.
 type goWriter struct{ *lake }
 
 func (w goWriter) step(rng *rand.Rand) (string, bool) {
@@ -231,6 +232,8 @@ func (w goWriter) step(rng *rand.Rand) (string, bool) {
 	case r < 97:
 		w.expire(rng)
 		return "expire", false
+	case r < 99:
+		return w.evolve(), true
 	}
 	return "nothing", true
 }
