@@ -54,8 +54,12 @@ bench-store: ## checkpoint store benchmark: memory, Bolt, real Redis (writes doc
 bench-control: ## control-plane propagation between two real replicas on Redis (writes docs/benchmarks.md)
 	bash scripts/bench-control.sh
 
+.PHONY: bench-plan
+bench-plan: ## planner benchmark: one-file sync on 10 / 1,000 / 10,000-file tables (writes docs/benchmarks.md)
+	bash scripts/bench-plan.sh
+
 .PHONY: bench
-bench: bench-segments bench-store bench-control ## every benchmark
+bench: bench-segments bench-store bench-control bench-plan ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image

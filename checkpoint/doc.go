@@ -125,7 +125,15 @@
 //	 "committedAt":"2026-03-14T15:09:26.5Z","leaseToken":12}
 //
 // A FileState value: {"v":1,"deleteFingerprint":"…","segments":["s_0"],
-// "rows":1000,"sizeBytes":4096}.
+// "rows":1000,"sizeBytes":4096,"group":"…","partition":"…","dataSeq":7}.
+// "group" (the key of the coalesced unit the file was built in; every
+// member lists the unit's segments, the unit's rows are on its first
+// member), "partition" (the canonical partition key, "" unpartitioned) and
+// "dataSeq" (the data sequence number) are optional additions within
+// FormatV1, omitted when empty: a value without them reads as a file built
+// on its own, and a checkpoint whose files lack "dataSeq" in a table of
+// format 2 or later is planned with the full-state diff once, which writes
+// them (watcher/plan).
 //
 // The file map is a hash so that GetCheckpointSummary never reads it and
 // large tables are not one huge string. A commit first writes the new map

@@ -222,6 +222,16 @@ type FileState struct {
 	Segments          []string `json:"segments"`
 	Rows              int64    `json:"rows"`
 	SizeBytes         int64    `json:"sizeBytes,omitempty"`
+	// Group is the key of the coalesced unit the file was built in ("":
+	// the file is a unit on its own). Every member of a unit lists the
+	// unit's segments; the unit's rows are recorded on its first member.
+	Group string `json:"group,omitempty"`
+	// Partition is the file's canonical partition key ("" unpartitioned)
+	// and DataSeq its data sequence number: the planner needs both to
+	// find the files a new delete file applies to without re-reading
+	// their manifests.
+	Partition string `json:"partition,omitempty"`
+	DataSeq   int64  `json:"dataSeq,omitempty"`
 }
 
 // RunStatus is the state of a run.

@@ -14,6 +14,7 @@ import (
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/segments/read"
 	"github.com/floehq/floe/watcher"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // realTable returns the lake's table registered with the schema floe
@@ -82,7 +83,7 @@ func TestIcebergBuilder_SplitsLargeFiles(t *testing.T) {
 	for path, fs := range cp.Files {
 		want := []string{}
 		for i := 0; i < 4; i++ {
-			want = append(want, watcher.SegmentName("events", path, "", i))
+			want = append(want, plan.SegmentName("events", path, "", i))
 		}
 		if fmt.Sprint(fs.Segments) != fmt.Sprint(want) {
 			t.Fatalf("checkpoint segments %v, want %v", fs.Segments, want)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // TableLoader loads the Iceberg table behind an external table.
@@ -21,20 +22,20 @@ type Source struct {
 	MetadataLocation string
 }
 
-// SegmentBuilder turns one Iceberg data file (with its deletes applied)
-// into segment tarballs.
+// SegmentBuilder turns one unit of Iceberg data files (with their deletes
+// applied) into segment tarballs.
 type SegmentBuilder interface {
 	Build(ctx context.Context, req BuildRequest) ([]pinot.Segment, int64, error)
 }
 
-// BuildRequest is one data file to convert.
+// BuildRequest is one unit to convert.
 type BuildRequest struct {
 	Table       checkpoint.Table
 	Schema      *pinot.Schema
 	TableConfig *pinot.TableConfig
 	Source      *table.Table
 	SnapshotID  int64
-	File        FilePlan
+	Unit        plan.Unit
 	OutDir      string
 	// MaxRowsPerSegment caps a segment's rows (0: no cap); larger files
 	// become several segments.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // ErrNoChange: the table's metadata is what the checkpoint already holds.
@@ -69,7 +71,7 @@ func (r *runner) execute(ctx context.Context) error {
 	if r.started != nil {
 		r.started()
 	}
-	plan, err := PlanRun(ctx, r.table.Name, src.Table, cp)
+	plan, err := r.w.deps.Planner.Plan(ctx, r.table.Name, src.Table, cp)
 	if err != nil {
 		return err
 	}
@@ -102,17 +104,17 @@ func (r *runner) pinotModel() (*pinot.Schema, *pinot.TableConfig, error) {
 	return &s, &tc, nil
 }
 
-// builtFile is the outcome of converting one file.
+// builtFile is the outcome of converting one unit.
 type builtFile struct {
-	plan     FilePlan
+	unit     plan.Unit
 	segments []pinot.Segment
 	rows     int64
 }
 
-// buildAll converts every file of plan.Build with bounded parallelism. A
-// failing file fails the run unless continueOnFileError is set, in which
-// case the file is left out (its old state, if any, stays in the checkpoint).
-func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.TableConfig, src *Source, plan *Plan) ([]builtFile, error) {
+// buildAll converts every unit of plan.Build with bounded parallelism. A
+// failing unit fails the run unless continueOnFileError is set, in which
+// case it is left out (its files' old state, if any, stays in the checkpoint).
+func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.TableConfig, src *Source, plan *plan.Plan) ([]builtFile, error) {
 	var (
 		mu      sync.Mutex
 		out     []builtFile
@@ -125,11 +127,11 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(r.w.opts.BuildParallelism)
-	for _, fp := range plan.Build {
+	for _, u := range plan.Build {
 		g.Go(func() error {
 			segs, rows, err := r.buildFile(gctx, BuildRequest{
 				Table: r.table, Schema: schema, TableConfig: tc, Source: src.Table,
-				SnapshotID: plan.SnapshotID, File: fp, OutDir: r.dir, MaxRowsPerSegment: r.maxRowsPerSegment(),
+				SnapshotID: plan.SnapshotID, Unit: u, OutDir: r.dir, MaxRowsPerSegment: r.maxRowsPerSegment(),
 			})
 			mu.Lock()
 			defer mu.Unlock()
@@ -138,14 +140,14 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 				r.progress(done, len(plan.Build))
 			}
 			if err != nil {
-				ferr := &FileError{Table: r.table.Name, File: fp.Path, Err: err}
+				ferr := &FileError{Table: r.table.Name, File: unitName(u), Err: err}
 				if skipBad && gctx.Err() == nil {
 					failed = append(failed, ferr)
 					return nil
 				}
 				return ferr
 			}
-			out = append(out, builtFile{plan: fp, segments: segs, rows: rows})
+			out = append(out, builtFile{unit: u, segments: segs, rows: rows})
 			return nil
 		})
 	}
@@ -156,11 +158,13 @@ func (r *runner) buildAll(ctx context.Context, schema *pinot.Schema, tc *pinot.T
 	if len(failed) > 0 {
 		r.run.Error = errors.Join(failed...).Error()
 	}
-	slices.SortFunc(out, func(a, b builtFile) int { return strings.Compare(a.plan.Path, b.plan.Path) })
+	slices.SortFunc(out, func(a, b builtFile) int { return strings.Compare(a.unit.Key, b.unit.Key) })
 	for _, b := range out {
 		r.run.SegmentsGenerated += len(b.segments)
 		r.run.Rows += b.rows
-		r.run.Bytes += b.plan.SizeBytes
+		for _, f := range b.unit.Files {
+			r.run.Bytes += f.SizeBytes
+		}
 	}
 	return out, nil
 }
@@ -183,7 +187,7 @@ func (r *runner) buildFile(ctx context.Context, req BuildRequest) (segs []pinot.
 		if p := recover(); p != nil {
 			err = fmt.Errorf("%w: %v", ErrBuilderPanic, p)
 			r.w.log.Error("segment builder panicked", slog.String(attrTable, req.Table.Name),
-				slog.String("file", req.File.Path), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
+				slog.String("file", unitName(req.Unit)), slog.Any("panic", p), slog.String("stack", string(debug.Stack())))
 		}
 	}()
 	return r.w.deps.Builder.Build(ctx, req)
@@ -196,7 +200,7 @@ var ErrBuilderPanic = errors.New("segment builder panicked")
 // dead run left behind) for the new segments in one atomic replace.
 // Segments a dead run already pushed under the same deterministic name are
 // reused rather than uploaded again (I2).
-func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.TableConfig, cp checkpoint.Checkpoint, plan *Plan, built []builtFile) error {
+func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.TableConfig, cp checkpoint.Checkpoint, plan *plan.Plan, built []builtFile) error {
 	up := r.w.deps.Uploader
 	existing, err := up.ListSegments(ctx, r.table.Name)
 	if errors.Is(err, pinot.ErrTableMissing) {
@@ -208,7 +212,7 @@ func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.Table
 	if err != nil {
 		return fmt.Errorf("list Pinot segments: %w", err)
 	}
-	from, to := planSwap(existing, SegmentPrefix(r.table.Name), cp, plan, built)
+	from, to := planSwap(existing, segmentPrefix(r.table.Name), cp, plan, built)
 	if len(from) == 0 && len(to) == 0 {
 		return nil
 	}
@@ -224,7 +228,7 @@ func (r *runner) push(ctx context.Context, schema *pinot.Schema, tc *pinot.Table
 // segment of this table's prefix that Pinot has and the new state does not
 // keep: those of changed and dropped files and any orphan. Files that
 // failed under continueOnFileError keep their old segments.
-func planSwap(existing []string, prefix string, cp checkpoint.Checkpoint, plan *Plan, built []builtFile) (from []string, to []pinot.Segment) {
+func planSwap(existing []string, prefix string, cp checkpoint.Checkpoint, plan *plan.Plan, built []builtFile) (from []string, to []pinot.Segment) {
 	has := make(map[string]bool, len(existing))
 	for _, name := range existing {
 		has[name] = true
@@ -236,10 +240,12 @@ func planSwap(existing []string, prefix string, cp checkpoint.Checkpoint, plan *
 		}
 	}
 	done := builtPaths(built)
-	for _, fp := range plan.Build {
-		if old, ok := cp.Files[fp.Path]; ok && !done[fp.Path] {
-			for _, s := range old.Segments {
-				keep[s] = true
+	for _, u := range plan.Build {
+		for _, f := range u.Files {
+			if old, ok := cp.Files[f.Path]; ok && !done[f.Path] {
+				for _, s := range old.Segments {
+					keep[s] = true
+				}
 			}
 		}
 	}
@@ -259,26 +265,33 @@ func planSwap(existing []string, prefix string, cp checkpoint.Checkpoint, plan *
 	return from, to
 }
 
+// segmentPrefix is the prefix of every floe segment of the table.
+func segmentPrefix(table string) string { return plan.SegmentPrefix(table) }
+
 // builtPaths is the set of files the run converted.
 func builtPaths(built []builtFile) map[string]bool {
 	out := make(map[string]bool, len(built))
 	for _, b := range built {
-		out[b.plan.Path] = true
+		for _, f := range b.unit.Files {
+			out[f.Path] = true
+		}
 	}
 	return out
 }
 
 // commit writes the new checkpoint under the run's lease (I1: only after
 // push returned, i.e. Pinot acknowledged every segment).
-func (r *runner) commit(ctx context.Context, old checkpoint.Checkpoint, src *Source, uuid string, plan *Plan, built []builtFile) error {
+func (r *runner) commit(ctx context.Context, old checkpoint.Checkpoint, src *Source, uuid string, plan *plan.Plan, built []builtFile) error {
 	files := make(map[string]checkpoint.FileState, len(plan.Keep)+len(built))
 	for path, fs := range plan.Keep {
 		files[path] = fs
 	}
 	done := builtPaths(built)
-	for _, fp := range plan.Build { // failed files keep their old state
-		if fs, ok := old.Files[fp.Path]; ok && !done[fp.Path] {
-			files[fp.Path] = fs
+	for _, u := range plan.Build { // failed units keep their files' old state
+		for _, f := range u.Files {
+			if fs, ok := old.Files[f.Path]; ok && !done[f.Path] {
+				files[f.Path] = fs
+			}
 		}
 	}
 	for _, b := range built {
@@ -286,9 +299,7 @@ func (r *runner) commit(ctx context.Context, old checkpoint.Checkpoint, src *Sou
 		for i, s := range b.segments {
 			names[i] = s.Name
 		}
-		files[b.plan.Path] = checkpoint.FileState{
-			DeleteFingerprint: b.plan.DeleteFingerprint, Segments: names, Rows: b.rows, SizeBytes: b.plan.SizeBytes,
-		}
+		maps.Copy(files, b.unit.FileStates(names, b.rows))
 	}
 	counts := map[int64]int{}
 	for k, v := range old.SnapshotFileCounts {

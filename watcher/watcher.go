@@ -12,6 +12,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // Options tune a Watcher.
@@ -36,6 +37,9 @@ type Deps struct {
 	Uploader pinot.Uploader
 	Logger   *slog.Logger
 	Clock    Clock
+	// Planner plans runs (nil: one with plan.Options{}, no coalescing);
+	// it caches manifests across runs, so share one per process.
+	Planner *plan.Planner
 }
 
 // TimerClock is a Clock that also makes timers. When Deps.Clock is one,
@@ -95,6 +99,9 @@ func New(deps Deps, opts Options) *Watcher {
 	}
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
+	}
+	if deps.Planner == nil {
+		deps.Planner = plan.New(plan.Options{})
 	}
 	if opts.MaxConcurrentRuns <= 0 {
 		opts.MaxConcurrentRuns = 1

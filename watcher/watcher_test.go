@@ -130,15 +130,20 @@ type fakeBuilder struct {
 func (b *fakeBuilder) Build(_ context.Context, req watcher.BuildRequest) ([]pinot.Segment, int64, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.fail[filepath.Base(req.File.Path)] {
-		return nil, 0, errors.New("corrupt parquet footer")
+	var rows int64
+	for _, f := range req.Unit.Files {
+		if b.fail[filepath.Base(f.Path)] {
+			return nil, 0, errors.New("corrupt parquet footer")
+		}
+		b.built = append(b.built, f.Path)
+		rows += f.Rows
 	}
-	b.built = append(b.built, req.File.Path)
-	p := filepath.Join(req.OutDir, req.File.SegmentName+".tar.gz")
-	if err := os.WriteFile(p, []byte(req.File.Path), 0o644); err != nil {
+	name := req.Unit.SegmentName(0)
+	p := filepath.Join(req.OutDir, name+".tar.gz")
+	if err := os.WriteFile(p, []byte(req.Unit.Key), 0o644); err != nil {
 		return nil, 0, err
 	}
-	return []pinot.Segment{{Name: req.File.SegmentName, TarPath: p}}, req.File.Rows, nil
+	return []pinot.Segment{{Name: name, TarPath: p}}, rows, nil
 }
 
 // flakyUploader fails EndReplace while failNext is set, after doing the

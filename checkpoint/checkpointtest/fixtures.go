@@ -59,6 +59,9 @@ func makeFiles(n int, seed string) map[string]checkpoint.FileState {
 			fs.DeleteFingerprint = fmt.Sprintf("del-%s-%d", seed, i)
 			fs.Segments = append(fs.Segments, fmt.Sprintf("t_%s_%d_1", seed, i))
 		}
+		if i%2 == 0 { // a member of a coalesced unit, as the planner records it
+			fs.Group, fs.Partition, fs.DataSeq = "t_g"+seed, fmt.Sprintf(`0/1000=int:"%d"`, i%5), int64(i+1)
+		}
 		files[path] = fs
 	}
 	return files

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/catalog"
+	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	"github.com/apache/iceberg-go/table"
+	_ "modernc.org/sqlite"
+)
+
+// lake is an iceberg-go table in a sqlite SQL catalog whose data files
+// are copies of one small Parquet file, added perBatch per commit.
+type lake struct {
+	db       *sql.DB
+	cat      *sqlcat.Catalog
+	ident    table.Identifier
+	template string // a data file written by iceberg-go
+	dataDir  string
+	files    int
+}
+
+func buildLake(ctx context.Context, root string, files, perBatch int) (*lake, error) {
+	dir, err := filepath.Abs(filepath.Join(root, fmt.Sprint(files)))
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db")+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, fmt.Errorf("open catalog: %w", err)
+	}
+	db.SetMaxOpenConns(1)
+	l := &lake{db: db, ident: table.Identifier{"bench", "events"}, dataDir: filepath.Join(dir, "files")}
+	if l.cat, err = sqlcat.NewCatalog("bench", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "wh")}); err != nil {
+		return nil, l.fail(fmt.Errorf("open catalog: %w", err))
+	}
+	if err := l.create(ctx); err != nil {
+		return nil, l.fail(err)
+	}
+	if err := os.MkdirAll(l.dataDir, 0o755); err != nil {
+		return nil, l.fail(err)
+	}
+	for l.files < files {
+		n := min(perBatch, files-l.files)
+		if err := l.addFiles(ctx, n); err != nil {
+			return nil, l.fail(err)
+		}
+	}
+	return l, nil
+}
+
+func (l *lake) fail(err error) error {
+	l.close()
+	return err
+}
+
+func (l *lake) close() { l.db.Close() }
+
+// create makes the table with one appended file, the template every
+// other data file copies.
+func (l *lake) create(ctx context.Context) error {
+	if err := l.cat.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
+		return fmt.Errorf("create namespace: %w", err)
+	}
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "v", Type: iceberg.PrimitiveTypes.String})
+	tbl, err := l.cat.CreateTable(ctx, l.ident, sc, catalog.WithProperties(iceberg.Properties{"format-version": "2"}))
+	if err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	asc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
+	if err != nil {
+		return err
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
+	defer b.Release()
+	for i := 0; i < 100; i++ {
+		b.Field(0).(*array.Int64Builder).Append(int64(i))
+		b.Field(1).(*array.StringBuilder).Append(fmt.Sprint("v", i))
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	at := array.NewTableFromRecords(asc, []arrow.RecordBatch{rec})
+	defer at.Release()
+	if tbl, err = tbl.AppendTable(ctx, at, 100, nil); err != nil {
+		return fmt.Errorf("append template file: %w", err)
+	}
+	tasks, err := tbl.Scan().PlanFiles(ctx)
+	if err != nil || len(tasks) != 1 {
+		return fmt.Errorf("find template file: %d tasks, %v", len(tasks), err)
+	}
+	l.template = strings.TrimPrefix(tasks[0].File.FilePath(), "file://")
+	l.files = 1
+	return nil
+}
+
+// addFiles copies the template n times and adds the copies in one commit.
+func (l *lake) addFiles(ctx context.Context, n int) error {
+	paths := make([]string, n)
+	for i := range paths {
+		p := filepath.Join(l.dataDir, fmt.Sprintf("f%06d.parquet", l.files+i))
+		if err := copyFile(l.template, p); err != nil {
+			return err
+		}
+		paths[i] = "file://" + p
+	}
+	tbl, err := l.load(ctx)
+	if err != nil {
+		return err
+	}
+	tx := tbl.NewTransaction()
+	if err := tx.AddFiles(ctx, paths, nil, false); err != nil {
+		return fmt.Errorf("add %d files: %w", n, err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit %d files: %w", n, err)
+	}
+	l.files += n
+	return nil
+}
+
+func (l *lake) load(ctx context.Context) (*table.Table, error) {
+	tbl, err := l.cat.LoadTable(ctx, l.ident)
+	if err != nil {
+		return nil, fmt.Errorf("load table: %w", err)
+	}
+	return tbl, nil
+}
+
+func copyFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.Create(to)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return fmt.Errorf("copy %s: %w", to, err)
+	}
+	return out.Close()
+}

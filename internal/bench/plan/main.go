@@ -1,0 +1,97 @@
+// Command planbench measures the cost of planning a one-file sync as a
+// table grows: the incremental fold with a warm manifest cache (a running
+// replica) and a cold one (just restarted), the full-state diff, and
+// iceberg-go's own scan planning (what every run did before the fold).
+//
+//	planbench -files 10,1000,10000 -runs 15 -dir .cache/bench/plan -report docs/benchmarks.md
+//
+// scripts/bench-plan.sh drives it; see docs/benchmarks.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"strings"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "planbench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+type options struct {
+	sizes    []int
+	runs     int
+	perBatch int
+	dir      string
+	report   string
+}
+
+func parseOptions(args []string, stderr io.Writer) (options, error) {
+	fs := flag.NewFlagSet("planbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var o options
+	sizes := fs.String("files", "10,1000,10000", "table sizes in data files, comma-separated")
+	fs.IntVar(&o.runs, "runs", 15, "one-file syncs measured per table size")
+	fs.IntVar(&o.perBatch, "per-commit", 100, "data files added per commit while building a table (so 10,000 files make 100 manifests)")
+	fs.StringVar(&o.dir, "dir", ".cache/bench/plan", "scratch directory for the tables (recreated)")
+	fs.StringVar(&o.report, "report", "", "Markdown file whose plan-benchmark block is rewritten (empty: print only)")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	for _, s := range strings.Split(*sizes, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n < 1 {
+			return o, fmt.Errorf("-files: %q is not a positive count", s)
+		}
+		o.sizes = append(o.sizes, n)
+	}
+	if o.runs < 1 || o.perBatch < 1 {
+		return o, errors.New("-runs and -per-commit must be positive")
+	}
+	return o, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseOptions(args, stderr)
+	if err != nil {
+		return err
+	}
+	if err := os.RemoveAll(o.dir); err != nil {
+		return fmt.Errorf("clean %s: %w", o.dir, err)
+	}
+	var results []result
+	for _, n := range o.sizes {
+		fmt.Fprintf(stderr, "planbench: building a table of %d data files\n", n)
+		lk, err := buildLake(ctx, o.dir, n, o.perBatch)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "planbench: %d one-file syncs on %d files\n", o.runs, n)
+		res, err := measureSyncs(ctx, lk, o.runs)
+		lk.close()
+		if err != nil {
+			return err
+		}
+		results = append(results, res)
+	}
+	block := renderReport(o, results)
+	fmt.Fprint(stdout, block)
+	if o.report == "" {
+		return nil
+	}
+	return updateReport(o.report, block)
+}

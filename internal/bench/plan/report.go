@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+const (
+	reportBegin = "<!-- bench-plan:begin -->"
+	reportEnd   = "<!-- bench-plan:end -->"
+)
+
+func renderReport(o options, rs []result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", reportBegin)
+	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work; median of %d one-file syncs per size; "+
+		"tables built %d files per commit.\n\n", time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(),
+		runtime.NumCPU(), o.runs, o.perBatch)
+	b.WriteString("| data files | manifests | contender | wall ms | CPU ms | KiB allocated |\n|---:|---:|---|---:|---:|---:|\n")
+	for _, r := range rs {
+		for _, c := range []struct {
+			name string
+			s    stat
+		}{{cFoldWarm, r.foldWarm}, {cFoldCold, r.foldCold}, {cFullWarm, r.full}, {cFullCold, r.fullCold},
+			{cPlanFiles, r.icebergPlanFiles}} {
+			fmt.Fprintf(&b, "| %d | %d | %s | %.2f | %.2f | %.0f |\n", r.files, r.manifests, c.name, c.s.wall, c.s.cpu, c.s.alloc)
+		}
+	}
+	if len(rs) > 1 {
+		small, large := rs[0], rs[len(rs)-1]
+		fmt.Fprintf(&b, "\nRatios %d / %d files (target ≤1.5×): fold, warm cache **%.2f×** wall, %.2f× CPU; "+
+			"fold, cold cache %.2f× wall; iceberg-go PlanFiles %.1f× wall.\n", large.files, small.files,
+			large.foldWarm.wall/small.foldWarm.wall, large.foldWarm.cpu/small.foldWarm.cpu,
+			large.foldCold.wall/small.foldCold.wall, large.icebergPlanFiles.wall/small.icebergPlanFiles.wall)
+	}
+	fmt.Fprintf(&b, "%s\n", reportEnd)
+	return b.String()
+}
+
+// updateReport replaces the generated block of the report, or appends a
+// "Planning" section holding it.
+func updateReport(path, block string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read report: %w", err)
+	}
+	s := string(old)
+	i, j := strings.Index(s, reportBegin), strings.Index(s, reportEnd)
+	if i >= 0 && j > i {
+		s = s[:i] + block + s[j+len(reportEnd)+1:]
+	} else {
+		s = strings.TrimRight(s, "\n") + "\n\n## Planning\n\n" + block
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,154 @@
+package plan
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+)
+
+// deleteIndex finds the live delete files that apply to a data file, by
+// the Iceberg spec's rules (P2), from the file's path, partition and data
+// sequence number alone:
+//   - a deletion vector applies to the file it references when the file's
+//     data sequence number is ≤ the DV's; position delete files are then
+//     not applied;
+//   - a position delete file applies when its sequence number is ≥ the
+//     file's and it references the file, or references no file, has the
+//     file's partition and file_path bounds (when recorded) that hold the
+//     file's path;
+//   - an equality delete file applies when its sequence number is > the
+//     file's and it has the file's partition or an unpartitioned spec.
+//
+// No other column statistics are consulted (iceberg-go's scan planning
+// also prunes equality deletes by the data file's column bounds, which
+// the checkpoint does not hold); a delete file that the rules attach but
+// whose rows cannot match only costs a read.
+type deleteIndex struct {
+	dvByRef   map[string]*liveDelete
+	posByRef  map[string][]*liveDelete
+	posByPart map[string][]*liveDelete
+	eqGlobal  []*liveDelete
+	eqByPart  map[string][]*liveDelete
+}
+
+func newDeleteIndex(dels []liveDelete) (*deleteIndex, error) {
+	x := &deleteIndex{dvByRef: map[string]*liveDelete{}, posByRef: map[string][]*liveDelete{},
+		posByPart: map[string][]*liveDelete{}, eqByPart: map[string][]*liveDelete{}}
+	for i := range dels {
+		d := &dels[i]
+		switch {
+		case d.kind == dvDelete:
+			if other, ok := x.dvByRef[d.ref]; ok {
+				return nil, fmt.Errorf("data file %s has two deletion vectors: %s and %s", d.ref, other.path, d.path)
+			}
+			x.dvByRef[d.ref] = d
+		case d.kind == posDelete && d.ref != "":
+			x.posByRef[d.ref] = append(x.posByRef[d.ref], d)
+		case d.kind == posDelete:
+			x.posByPart[d.partition] = append(x.posByPart[d.partition], d)
+		case d.partition == "":
+			x.eqGlobal = append(x.eqGlobal, d)
+		default:
+			x.eqByPart[d.partition] = append(x.eqByPart[d.partition], d)
+		}
+	}
+	return x, nil
+}
+
+func (x *deleteIndex) empty() bool {
+	return len(x.dvByRef) == 0 && len(x.posByRef) == 0 && len(x.posByPart) == 0 && len(x.eqGlobal) == 0 &&
+		len(x.eqByPart) == 0
+}
+
+// mayApply reports whether any live delete file can apply to a data file
+// at path in partition, whatever its sequence number (a cheap test that
+// lets the fold skip files no delete file reaches).
+func (x *deleteIndex) mayApply(path, partition string) bool {
+	if x.empty() {
+		return false
+	}
+	if len(x.eqGlobal) > 0 || x.dvByRef[path] != nil || len(x.posByRef[path]) > 0 {
+		return true
+	}
+	return len(x.posByPart[partition]) > 0 || len(x.eqByPart[partition]) > 0
+}
+
+// forFile returns the delete files that apply to a data file, each list
+// sorted by path.
+func (x *deleteIndex) forFile(path, partition string, seq int64) (pos, eq, dv []*liveDelete) {
+	if x.empty() {
+		return nil, nil, nil
+	}
+	if d, ok := x.dvByRef[path]; ok && (d.seq < 0 || seq <= d.seq) {
+		dv = []*liveDelete{d}
+	} else {
+		pos = appendIf(pos, x.posByRef[path], func(d *liveDelete) bool { return d.seq >= seq })
+		pos = appendIf(pos, x.posByPart[partition], func(d *liveDelete) bool { return d.seq >= seq && d.paths.mayHold(path) })
+	}
+	eq = appendIf(eq, x.eqGlobal, func(d *liveDelete) bool { return d.seq > seq })
+	if partition != "" {
+		eq = appendIf(eq, x.eqByPart[partition], func(d *liveDelete) bool { return d.seq > seq })
+	}
+	byPath := func(a, b *liveDelete) int { return strings.Compare(a.path, b.path) }
+	slices.SortFunc(pos, byPath)
+	slices.SortFunc(eq, byPath)
+	return pos, eq, dv
+}
+
+func appendIf(out, from []*liveDelete, ok func(*liveDelete) bool) []*liveDelete {
+	for _, d := range from {
+		if ok(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// fingerprint identifies the delete files that apply to a data file: the
+// first 12 bytes of the SHA-256 of their sorted tokens, "" when none
+// apply. Format: never change (it names segments).
+func (x *deleteIndex) fingerprint(path, partition string, seq int64) string {
+	pos, eq, dv := x.forFile(path, partition, seq)
+	if len(pos)+len(eq)+len(dv) == 0 {
+		return ""
+	}
+	tokens := make([]string, 0, len(pos)+len(eq)+len(dv))
+	for _, list := range [][]*liveDelete{pos, eq, dv} {
+		for _, d := range list {
+			tokens = append(tokens, d.token)
+		}
+	}
+	slices.Sort(tokens)
+	tokens = slices.Compact(tokens)
+	sum := sha256.Sum256([]byte(strings.Join(tokens, "\n")))
+	return hex.EncodeToString(sum[:12])
+}
+
+// task is the scan task reading a whole data file with its deletes.
+func (x *deleteIndex) task(df iceberg.DataFile, partition string, seq int64) table.FileScanTask {
+	pos, eq, dv := x.forFile(df.FilePath(), partition, seq)
+	t := table.FileScanTask{
+		File: df, DeleteFiles: dataFiles(pos), EqualityDeleteFiles: dataFiles(eq), DeletionVectorFiles: dataFiles(dv),
+		Start: 0, Length: df.FileSizeBytes(), FirstRowID: df.FirstRowID(),
+	}
+	if seq >= 0 {
+		t.DataSequenceNumber = &seq
+	}
+	return t
+}
+
+func dataFiles(ds []*liveDelete) []iceberg.DataFile {
+	if len(ds) == 0 {
+		return nil
+	}
+	out := make([]iceberg.DataFile, len(ds))
+	for i, d := range ds {
+		out[i] = d.df
+	}
+	return out
+}

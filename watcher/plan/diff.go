@@ -1,0 +1,227 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/floehq/floe/checkpoint"
+)
+
+// candidate is a live data file the run must build.
+type candidate struct {
+	path string
+	f    liveFile
+	fp   string
+}
+
+// comparison is what comparing the live files with the checkpoint found.
+type comparison struct {
+	pool      []candidate
+	leave     map[string]bool // checkpoint files that are not kept
+	broken    map[string]bool // coalesced units of the checkpoint that lost or changed a member
+	drop      []string
+	live      int
+	replacing bool
+}
+
+func newComparison() *comparison {
+	return &comparison{leave: map[string]bool{}, broken: map[string]bool{}}
+}
+
+// rebuild puts a live file in the pool; old is its checkpoint state, if
+// any, which then is not kept.
+func (c *comparison) rebuild(path string, f liveFile, fp string, old checkpoint.FileState, inCheckpoint bool) {
+	c.pool = append(c.pool, candidate{path: path, f: f, fp: fp})
+	if inCheckpoint {
+		c.leaves(path, old)
+	}
+}
+
+// leaves marks a checkpoint file as not kept: Pinot holds it, so the plan
+// replaces (P8), and a unit it belongs to is broken (P6).
+func (c *comparison) leaves(path string, old checkpoint.FileState) {
+	c.leave[path], c.replacing = true, true
+	if old.Group != "" {
+		c.broken[old.Group] = true
+	}
+}
+
+// diff compares the live state with the checkpoint. Both planning paths
+// end here, so they give the same plan for the same live state (P1). It
+// returns a reason instead of a plan when a fold cannot find the manifest
+// entries of the checkpointed files it must rebuild, or finds them
+// without the partition and data sequence number it needs.
+func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Plan, string, error) {
+	idx, err := newDeleteIndex(lv.deletes)
+	if err != nil {
+		return nil, "", fmt.Errorf("snapshot %d of table %s: %w", j.snap.SnapshotID, j.tableName, err)
+	}
+	out := j.newPlan()
+	var c *comparison
+	if lv.base != nil {
+		var reason string
+		if c, reason = j.compareFold(lv, cp, idx); reason != "" {
+			return nil, reason, nil
+		}
+	} else {
+		c = compareAll(lv, cp, idx)
+	}
+	c.regroup(lv, cp)
+	out.Keep = keep(lv, cp, c)
+	out.Drop, out.LiveFiles, out.Replacing = c.drop, c.live, c.replacing
+	slices.Sort(out.Drop)
+	files, reason, err := j.buildFiles(ctx, lv, idx, c.pool)
+	if reason != "" || err != nil {
+		return nil, reason, err
+	}
+	out.Build = j.p.coalesce(j.tableName, files)
+	return out, "", nil
+}
+
+// compareAll compares every live file (full-state diff).
+func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) *comparison {
+	c := newComparison()
+	for path, f := range lv.files {
+		c.live++
+		fp := idx.fingerprint(path, f.partition, f.dataSeq)
+		if old, ok := cp.Files[path]; !ok || old.DeleteFingerprint != fp {
+			c.rebuild(path, f, fp, old, ok)
+		}
+	}
+	for path, old := range cp.Files {
+		if _, ok := lv.files[path]; !ok {
+			c.drop = append(c.drop, path)
+			c.leaves(path, old)
+		}
+	}
+	return c
+}
+
+// compareFold compares the files the fold read from manifests, the
+// checkpoint files it removed, and those checkpoint files whose
+// fingerprint can have changed: the ones a live delete file may apply to
+// and the ones that had delete files. Every other checkpoint file is kept
+// without work, so a plan that only adds files costs one pass over the
+// checkpoint. A checkpoint written before files recorded their data
+// sequence number and partition is not folded (P5): the full-state diff
+// records them.
+func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) (*comparison, string) {
+	c := newComparison()
+	c.live = len(cp.Files) - len(lv.gone)
+	for path, f := range lv.files {
+		fp := idx.fingerprint(path, f.partition, f.dataSeq)
+		old, ok := cp.Files[path]
+		if !ok {
+			c.live++
+		}
+		if !ok || old.DeleteFingerprint != fp {
+			c.rebuild(path, f, fp, old, ok)
+		}
+	}
+	for path := range lv.gone {
+		c.drop = append(c.drop, path)
+		c.leaves(path, cp.Files[path])
+	}
+	seqs, parts, noDeletes := j.meta.Version() >= 2, j.allPartitioned(), idx.empty()
+	for path, fs := range cp.Files {
+		if seqs && fs.DataSeq < 1 || parts && fs.Partition == "" {
+			return nil, fmt.Sprintf("checkpoint has no data sequence number or partition for file %s "+
+				"(written before they were recorded)", path)
+		}
+		if fs.DeleteFingerprint == "" && (noDeletes || !idx.mayApply(path, fs.Partition)) {
+			continue
+		}
+		if _, ok := lv.files[path]; ok || lv.gone[path] {
+			continue
+		}
+		fp := idx.fingerprint(path, fs.Partition, fs.DataSeq)
+		if fp != fs.DeleteFingerprint {
+			c.rebuild(path, liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}, fp, fs, true)
+		}
+	}
+	return c, ""
+}
+
+// regroup puts the kept members of broken coalesced units in the pool: a
+// unit whose member changed or went away is rebuilt from its remaining
+// live members (P6).
+func (c *comparison) regroup(lv *live, cp checkpoint.Checkpoint) {
+	if len(c.broken) == 0 {
+		return
+	}
+	for path, fs := range cp.Files {
+		if fs.Group == "" || !c.broken[fs.Group] || c.leave[path] || !lv.has(path) {
+			continue
+		}
+		f, ok := lv.files[path]
+		if !ok {
+			f = liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}
+		}
+		c.rebuild(path, f, fs.DeleteFingerprint, fs, true)
+	}
+}
+
+// keep is the checkpoint's files minus those not kept, with the partition
+// and data sequence number the snapshot has for files read from
+// manifests. When every checkpoint file is kept as recorded it is the
+// checkpoint's own map (read only): no copy of a large table's map for a
+// plan that only adds files.
+func keep(lv *live, cp checkpoint.Checkpoint, c *comparison) map[string]checkpoint.FileState {
+	stale := func(path string, fs checkpoint.FileState) (liveFile, bool) {
+		f, ok := lv.files[path]
+		return f, ok && (f.partition != fs.Partition || f.dataSeq != fs.DataSeq)
+	}
+	if len(c.leave) == 0 && cp.Files != nil {
+		clean := true
+		for path := range lv.files {
+			if fs, ok := cp.Files[path]; ok {
+				if _, isStale := stale(path, fs); isStale {
+					clean = false
+					break
+				}
+			}
+		}
+		if clean {
+			return cp.Files
+		}
+	}
+	out := make(map[string]checkpoint.FileState, len(cp.Files))
+	for path, fs := range cp.Files {
+		if c.leave[path] {
+			continue
+		}
+		if f, ok := stale(path, fs); ok {
+			fs.Partition, fs.DataSeq = f.partition, f.dataSeq
+		}
+		out[path] = fs
+	}
+	return out
+}
+
+// buildFiles turns the pool into Files with their scan tasks. Files the
+// fold knows only from the checkpoint are looked up in the snapshot's
+// manifests first.
+func (j *job) buildFiles(ctx context.Context, lv *live, idx *deleteIndex, pool []candidate) ([]File, string, error) {
+	resolved, reason, err := j.resolve(ctx, lv, pool)
+	if reason != "" || err != nil {
+		return nil, reason, err
+	}
+	out := make([]File, 0, len(pool))
+	for _, c := range pool {
+		if c.f.df == nil {
+			e := resolved[c.path]
+			if e.partition != c.f.partition || e.seq != c.f.dataSeq {
+				return nil, fmt.Sprintf("checkpoint has partition %q, data sequence number %d for file %s; "+
+					"the snapshot has %q, %d", c.f.partition, c.f.dataSeq, c.path, e.partition, e.seq), nil
+			}
+			c.f.df = e.df
+		}
+		df := c.f.df
+		out = append(out, File{
+			Path: c.path, Tasks: tasksOf(idx.task(df, c.f.partition, c.f.dataSeq)), DeleteFingerprint: c.fp,
+			Partition: c.f.partition, DataSeq: c.f.dataSeq, Rows: df.Count(), SizeBytes: df.FileSizeBytes(),
+		})
+	}
+	return out, "", nil
+}

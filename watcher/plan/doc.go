@@ -1,0 +1,101 @@
+// Package plan decides what a run must build and drop so that Pinot holds
+// the current Iceberg snapshot. It compares the data files live at the
+// snapshot with the checkpoint's file→segment map, keyed by data file
+// path and a fingerprint of the delete files that apply to each file, and
+// turns the files to build into units (one file, or several small files of
+// one partition coalesced) whose segment names are deterministic.
+//
+// # Algorithm
+//
+// A Planner plans in two ways that end in the same comparison (diff.go):
+//
+//  1. Fold (fold.go), when the checkpoint can be trusted and its snapshot
+//     is an ancestor of the current one (table.AncestorsBetween). The live
+//     data files are the checkpoint's files, minus those removed and plus
+//     those added by each snapshot since, oldest first: for every snapshot
+//     only the data manifests it wrote (added_snapshot_id) with added or
+//     deleted entries, and in them only the entries whose snapshot id is
+//     that snapshot. The live delete files are read from every delete
+//     manifest of the current snapshot (all cached after their first
+//     read). The fold is checked against the manifest list: its data
+//     manifests' added and existing counts must add up to the folded file
+//     count.
+//  2. Full-state diff (full.go): every manifest of the current snapshot.
+//
+// The comparison computes each live file's delete fingerprint from the
+// live delete files (deletes.go), keeps files whose fingerprint is the
+// checkpoint's, builds the others and drops checkpoint files no longer
+// live. The fold recomputes the fingerprint only of checkpoint files a
+// live delete file may reach or that had delete files; the rest are kept
+// after one pass over the checkpoint's map, which a plan that only adds
+// files returns as Plan.Keep without copying it. Files the fold knows only from the checkpoint and must rebuild (a
+// new delete file applies to them, or their coalesced unit broke) are
+// looked up in the current snapshot's data manifests whose sequence number
+// range holds their data sequence number (resolve.go).
+//
+// # Invariants
+//
+// Tests cite these numbers.
+//
+//   - P1 Both ways give the same plan for the same table state and
+//     checkpoint: the same units (keys, files, fingerprints, tasks), the
+//     same kept and dropped files and the same Replacing. Only Incremental
+//     and Fallback differ.
+//   - P2 A data file's delete fingerprint covers every live delete file
+//     that applies to it by the spec's rules, decided from the file's path,
+//     partition and data sequence number alone: a deletion vector
+//     referencing the file with data seq ≤ the DV's (position delete files
+//     then do not apply); a position delete file with seq ≥ the file's that
+//     references the file, or references none, has the file's partition
+//     and, when its manifest records file_path bounds, bounds that hold
+//     the file's path; an equality delete file with seq > the file's that
+//     has the file's partition or an unpartitioned spec (no column bounds
+//     are consulted: an equality delete rebuilds every older file of its
+//     partition, or of the table when unpartitioned). Delete files that
+//     delete no row (record count 0) are not live. The scan tasks of a
+//     built file carry exactly these delete files. The fingerprint is the
+//     first 12 bytes of the SHA-256 of the sorted tokens (pos:<path>,
+//     eq:<path>, dv:<path>@<offset>), "" when none apply.
+//   - P3 A partition key is "" for a file of an unpartitioned spec, else
+//     "<spec id>/<field id>=<type>:<quoted value>,..." in spec order; two
+//     files have the same key exactly when they are in the same partition
+//     of the same spec.
+//   - P4 The fold reads the current snapshot's manifest list, the manifest
+//     lists of the snapshots since the checkpoint, the data manifests those
+//     snapshots wrote with added or deleted entries, and the delete
+//     manifests of the current snapshot. It reads no other manifest unless
+//     it must rebuild a checkpointed file. Appends, overwrites and
+//     replaces (compaction) without delete changes always fold.
+//   - P5 The full-state diff runs, and Plan.Fallback says why, when: there
+//     is no checkpointed snapshot; the table UUID changed (re-created);
+//     the checkpointed snapshot is not an ancestor of the current one
+//     (rollback, branch reset, expired history); a backfill's target
+//     snapshot left the chain; the checkpoint lacks data sequence numbers
+//     (in a table of format 2 or later) or partitions (in a table whose
+//     specs are all partitioned), as checkpoints written before they were
+//     recorded do; the fold's file count disagrees with the manifest list (a
+//     unit failed under continueOnFileError, so a live file is missing);
+//     a manifest the fold needs cannot be read; or rebuilding checkpointed
+//     files would read more than half of the data manifests not yet cached
+//     (a delete-heavy change, for which reading them all once is as cheap).
+//   - P6 Units: a file of at least CoalesceBelowBytes is a unit on its
+//     own, keyed <table>_<hash(path, fingerprint)> (the names floe always
+//     gave single files); smaller files are packed per partition, sorted
+//     by path, up to TargetSegmentBytes of data files per unit; a pack of
+//     several files is keyed <table>_g<hash of its sorted (path,
+//     fingerprint) pairs>. A checkpointed unit stays while all its members
+//     are live and unchanged; when one changes or goes away, its remaining
+//     members are packed again with the other files the run builds. Only
+//     files the run must build are packed: a kept file never moves.
+//   - P7 Manifests and manifest lists are cached by path (Iceberg never
+//     rewrites them) within CacheBytes, least recently used first out, for
+//     every table the Planner serves. Planning a snapshot whose manifests
+//     are all cached reads no file.
+//   - P8 Plan.Replacing is true exactly when a file is dropped or a unit
+//     to build holds a file of the checkpoint (changed, or a member of a
+//     broken unit); a plan that only adds files can be pushed without a
+//     replacement.
+//   - P9 DecodeUnit(EncodeUnit(u)) reads the same rows as u through
+//     table.Scan.ReadTasks: data files and their position, equality and
+//     deletion-vector delete files carry every field reading needs.
+package plan

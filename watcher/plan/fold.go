@@ -1,0 +1,171 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/floehq/floe/checkpoint"
+)
+
+// fold computes the live state of the snapshot from the checkpoint's
+// files and the changes of every snapshot since the checkpointed one
+// (P4). It returns a reason instead when the fold cannot be trusted; the
+// caller then runs the full-state diff (P5). Only a cancelled ctx is an
+// error: a manifest the fold cannot read is a reason to fall back.
+func (j *job) fold(ctx context.Context, cp checkpoint.Checkpoint) (*live, string, error) {
+	if reason := j.trust(cp); reason != "" {
+		return nil, reason, nil
+	}
+	between, ok := table.AncestorsBetween(j.snap.SnapshotID, cp.SnapshotID, j.meta.SnapshotByID)
+	if !ok {
+		return nil, fmt.Sprintf("checkpointed snapshot %d is not an ancestor of snapshot %d "+
+			"(rollback, branch reset or expired history)", cp.SnapshotID, j.snap.SnapshotID), nil
+	}
+	if reason := backfillReason(cp, j.snap.SnapshotID, between); reason != "" {
+		return nil, reason, nil
+	}
+	lv := &live{base: cp.Files, gone: map[string]bool{}, files: map[string]liveFile{}}
+	for i := len(between) - 1; i >= 0; i-- { // oldest first
+		if err := j.foldSnapshot(ctx, lv, between[i]); err != nil {
+			return foldFailed(ctx, err)
+		}
+	}
+	ms, err := j.manifests(ctx, *j.snap)
+	if err != nil {
+		return foldFailed(ctx, err)
+	}
+	if err := j.readDeletes(ctx, lv, ms); err != nil {
+		return foldFailed(ctx, err)
+	}
+	if reason := countReason(lv, ms, j.snap.SnapshotID); reason != "" {
+		return nil, reason, nil
+	}
+	return lv, "", nil
+}
+
+// foldFailed turns a read error of the fold into a reason to fall back,
+// unless the plan was cancelled.
+func foldFailed(ctx context.Context, err error) (*live, string, error) {
+	if ctx.Err() != nil {
+		return nil, "", ctx.Err()
+	}
+	return nil, "fold failed: " + err.Error(), nil
+}
+
+// trust checks that the checkpoint can be the base of a fold: it has a
+// snapshot of this table. (Whether its files carry the partition and data
+// sequence number the delete rules need is checked where they are
+// needed, in compareFold and buildFiles.)
+func (j *job) trust(cp checkpoint.Checkpoint) string {
+	if cp.SnapshotID == 0 {
+		return "no checkpointed snapshot"
+	}
+	if uuid := j.meta.TableUUID().String(); cp.TableUUID != uuid {
+		return fmt.Sprintf("table UUID changed from %q to %q (table re-created)", cp.TableUUID, uuid)
+	}
+	return ""
+}
+
+// backfillReason: a checkpoint part-way through a backfill holds files of
+// the backfill's target snapshot; they fold in only if that snapshot is
+// still in the chain being folded.
+func backfillReason(cp checkpoint.Checkpoint, current int64, between []table.Snapshot) string {
+	if cp.Backfill == nil || cp.Backfill.SnapshotID == current {
+		return ""
+	}
+	for _, s := range between {
+		if s.SnapshotID == cp.Backfill.SnapshotID {
+			return ""
+		}
+	}
+	return fmt.Sprintf("backfill target snapshot %d is not an ancestor of snapshot %d", cp.Backfill.SnapshotID, current)
+}
+
+// foldSnapshot applies the data files snapshot s added and removed: the
+// entries whose snapshot id is s's, in the manifests s wrote.
+func (j *job) foldSnapshot(ctx context.Context, lv *live, s table.Snapshot) error {
+	ms, err := j.manifests(ctx, s)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		if m.SnapshotID() != s.SnapshotID || m.ManifestContent() != iceberg.ManifestContentData ||
+			(m.AddedDataFiles() == 0 && m.DeletedDataFiles() == 0) {
+			continue // carried over, delete files (read whole below) or only EXISTING entries
+		}
+		es, err := j.entries(ctx, m)
+		if err != nil {
+			return err
+		}
+		for _, e := range es {
+			if e.snapshotID != s.SnapshotID {
+				continue
+			}
+			path := e.df.FilePath()
+			switch e.status {
+			case iceberg.EntryStatusADDED:
+				lv.files[path] = liveFile{partition: e.partition, dataSeq: e.seq, size: e.df.FileSizeBytes(), df: e.df}
+				delete(lv.gone, path)
+			case iceberg.EntryStatusDELETED:
+				delete(lv.files, path)
+				if _, ok := lv.base[path]; ok {
+					lv.gone[path] = true
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// readDeletes reads the live delete files of the snapshot from all its
+// delete manifests (cached: only manifests new since the last plan are
+// read) and keeps its data manifests for resolving base files.
+func (j *job) readDeletes(ctx context.Context, lv *live, ms []iceberg.ManifestFile) error {
+	var dels []iceberg.ManifestFile
+	for _, m := range ms {
+		if m.ManifestContent() == iceberg.ManifestContentData {
+			lv.dataManifests = append(lv.dataManifests, m)
+		} else {
+			dels = append(dels, m)
+		}
+	}
+	all, err := j.readAll(ctx, dels)
+	if err != nil {
+		return err
+	}
+	for i, m := range dels {
+		for _, e := range all[i] {
+			if e.status == iceberg.EntryStatusDELETED {
+				continue
+			}
+			if err := lv.addEntry(m, e); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// countReason checks the fold against the manifest list: the snapshot's
+// data manifests count its live data files. A checkpoint that misses a
+// live file (a unit that failed under continueOnFileError) or holds one
+// that is not live makes the counts differ.
+func countReason(lv *live, ms []iceberg.ManifestFile, snapshotID int64) string {
+	var want int64
+	for _, m := range ms {
+		if m.ManifestContent() != iceberg.ManifestContentData {
+			continue
+		}
+		if m.AddedDataFiles() < 0 || m.ExistingDataFiles() < 0 {
+			return fmt.Sprintf("manifest list of snapshot %d does not count its data files", snapshotID)
+		}
+		want += int64(m.AddedDataFiles()) + int64(m.ExistingDataFiles())
+	}
+	if got := lv.count(); int64(got) != want {
+		return fmt.Sprintf("folded %d live data files, snapshot %d has %d (checkpoint incomplete)", got, snapshotID, want)
+	}
+	return ""
+}

@@ -1,0 +1,178 @@
+package plan
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/floehq/floe/checkpoint"
+)
+
+// File is one live data file of the snapshot that a unit builds.
+type File struct {
+	Path string
+	// Tasks are the file's scan tasks with the delete files that apply
+	// attached (one task spanning the whole file).
+	Tasks []table.FileScanTask
+	// DeleteFingerprint identifies the delete files that apply ("" none).
+	DeleteFingerprint string
+	// Partition is the canonical partition key, spec id included ("" when
+	// the file's spec is unpartitioned).
+	Partition string
+	// DataSeq is the file's data sequence number.
+	DataSeq int64
+	// Rows is the file's record count (before deletes).
+	Rows      int64
+	SizeBytes int64
+}
+
+// Unit is what one build turns into segments: one data file, or several
+// small files of one partition coalesced (P6). Its segments are Key_0,
+// Key_1, ...
+type Unit struct {
+	Key   string
+	Files []File
+}
+
+// SegmentName is the name of the unit's segment idx.
+func (u Unit) SegmentName(idx int) string { return fmt.Sprintf("%s_%d", u.Key, idx) }
+
+// Coalesced reports whether the unit holds several files.
+func (u Unit) Coalesced() bool { return len(u.Files) > 1 }
+
+// FileStates returns the checkpoint entries of the unit's files once it
+// was built into segments holding rows rows. Every file lists the unit's
+// segments; a coalesced unit's files carry its key as Group, and its rows
+// are recorded on its first file (the others record 0), so that the rows
+// of a checkpoint still add up.
+func (u Unit) FileStates(segments []string, rows int64) map[string]checkpoint.FileState {
+	out := make(map[string]checkpoint.FileState, len(u.Files))
+	for i, f := range u.Files {
+		fs := checkpoint.FileState{
+			DeleteFingerprint: f.DeleteFingerprint, Segments: slices.Clone(segments), SizeBytes: f.SizeBytes,
+			Partition: f.Partition, DataSeq: f.DataSeq,
+		}
+		if i == 0 {
+			fs.Rows = rows
+		}
+		if u.Coalesced() {
+			fs.Group = u.Key
+		}
+		out[f.Path] = fs
+	}
+	return out
+}
+
+// Plan is what a run must do to make Pinot match the snapshot.
+type Plan struct {
+	SnapshotID     int64
+	SequenceNumber int64
+	SchemaID       int
+	// Build are the units to build, sorted by Key.
+	Build []Unit
+	// Keep are files Pinot already holds as they should be, with the
+	// checkpoint's state (Partition and DataSeq refreshed from the
+	// snapshot). Read only: when every checkpointed file is kept as
+	// recorded it is the checkpoint's own Files map.
+	Keep map[string]checkpoint.FileState
+	// Drop are files of the checkpoint no longer live (sorted).
+	Drop []string
+	// Replacing: Build or Drop touch something Pinot holds (a dropped
+	// file, a changed file, a regrouped member), so the run must swap
+	// atomically. Pure additions leave it false.
+	Replacing bool
+	// LiveFiles counts the data files of the snapshot.
+	LiveFiles int
+	// Incremental: planned by folding the manifests added since the
+	// checkpoint (false: full-state diff).
+	Incremental bool
+	// Fallback says why the full-state diff ran ("" when Incremental, or
+	// when the table has no snapshot).
+	Fallback string
+}
+
+// Options tune a Planner.
+type Options struct {
+	// CoalesceBelowBytes: data files smaller than this are coalesced
+	// with other small files of their partition into one unit (0: never).
+	CoalesceBelowBytes int64
+	// TargetSegmentBytes caps the data file bytes of a coalesced unit
+	// (0: DefaultTargetSegmentBytes; never below CoalesceBelowBytes).
+	TargetSegmentBytes int64
+	// CacheBytes bounds the cache of decoded manifests and manifest lists
+	// shared by every plan of the Planner (0: DefaultCacheBytes; negative:
+	// no cache).
+	CacheBytes int64
+}
+
+// Defaults.
+const (
+	DefaultCacheBytes         = 64 << 20
+	DefaultTargetSegmentBytes = 256 << 20
+)
+
+// Planner plans runs. It caches immutable manifests (by path) across the
+// plans of every table it serves; it is safe for concurrent use.
+type Planner struct {
+	opts  Options
+	cache *cache
+}
+
+// New returns a Planner.
+func New(opts Options) *Planner {
+	if opts.CacheBytes == 0 {
+		opts.CacheBytes = DefaultCacheBytes
+	}
+	if opts.TargetSegmentBytes <= 0 {
+		opts.TargetSegmentBytes = DefaultTargetSegmentBytes
+	}
+	opts.TargetSegmentBytes = max(opts.TargetSegmentBytes, opts.CoalesceBelowBytes)
+	return &Planner{opts: opts, cache: newCache(opts.CacheBytes)}
+}
+
+// Plan diffs the table's current snapshot against the checkpoint. It
+// folds the manifests added since the checkpointed snapshot when that is
+// an ancestor and the checkpoint can be trusted, else it diffs the full
+// live state; both give the same plan (P1).
+func (p *Planner) Plan(ctx context.Context, tableName string, tbl *table.Table, cp checkpoint.Checkpoint) (*Plan, error) {
+	snap := tbl.CurrentSnapshot()
+	if snap == nil {
+		return dropAll(cp), nil
+	}
+	j, err := p.newJob(ctx, tableName, tbl, snap)
+	if err != nil {
+		return nil, err
+	}
+	var out *Plan
+	lv, reason, err := j.fold(ctx, cp)
+	if err == nil && reason == "" {
+		out, reason, err = j.diff(ctx, lv, cp)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if reason != "" {
+		if lv, err = j.full(ctx); err != nil {
+			return nil, err
+		}
+		if out, _, err = j.diff(ctx, lv, cp); err != nil {
+			return nil, err
+		}
+		out.Fallback = reason
+	}
+	out.Incremental = reason == ""
+	return out, nil
+}
+
+// dropAll is the plan of a table without a snapshot: nothing is live.
+func dropAll(cp checkpoint.Checkpoint) *Plan {
+	out := &Plan{Keep: map[string]checkpoint.FileState{}}
+	for path := range cp.Files {
+		out.Drop = append(out.Drop, path)
+	}
+	slices.Sort(out.Drop)
+	out.Replacing = len(out.Drop) > 0
+	return out
+}

@@ -1,0 +1,168 @@
+package plan_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/watcher/plan"
+)
+
+const tableName = "events"
+
+// commit applies a plan to a checkpoint the way a run does: the kept
+// files, plus the file states of every built unit but those in failed
+// (continueOnFileError: a failed unit's files keep their old state).
+func commit(cp checkpoint.Checkpoint, tbl *table.Table, p *plan.Plan, failed map[string]bool) checkpoint.Checkpoint {
+	files := maps.Clone(p.Keep)
+	for _, u := range p.Build {
+		if failed[u.Key] {
+			for _, f := range u.Files {
+				if old, ok := cp.Files[f.Path]; ok {
+					files[f.Path] = old
+				}
+			}
+			continue
+		}
+		maps.Copy(files, u.FileStates([]string{u.SegmentName(0)}, unitRows(u)))
+	}
+	return checkpoint.Checkpoint{Table: tableName, SnapshotID: p.SnapshotID, SequenceNumber: p.SequenceNumber,
+		MetadataLocation: tbl.MetadataLocation(), TableUUID: tbl.Metadata().TableUUID().String(), SchemaID: p.SchemaID,
+		Files: files}
+}
+
+// commitBatch commits the first n units of a plan that only adds files,
+// as a backfill batch: the checkpoint's snapshot stays where it was.
+func commitBatch(cp checkpoint.Checkpoint, p *plan.Plan, n int) checkpoint.Checkpoint {
+	files := maps.Clone(cp.Files)
+	if files == nil {
+		files = map[string]checkpoint.FileState{}
+	}
+	for _, u := range p.Build[:n] {
+		maps.Copy(files, u.FileStates([]string{u.SegmentName(0)}, unitRows(u)))
+	}
+	cp.Files = files
+	cp.Backfill = &checkpoint.Backfill{SnapshotID: p.SnapshotID, FilesDone: n, FilesTotal: len(p.Build)}
+	return cp
+}
+
+func unitRows(u plan.Unit) int64 {
+	var n int64
+	for _, f := range u.Files {
+		n += f.Rows
+	}
+	return n
+}
+
+// describe renders everything a plan says except how it was planned, so
+// that two plans compare as text (P1).
+func describe(p *plan.Plan) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "snapshot %d seq %d schema %d live %d replacing %v\n", p.SnapshotID, p.SequenceNumber,
+		p.SchemaID, p.LiveFiles, p.Replacing)
+	for _, u := range p.Build {
+		fmt.Fprintf(&b, "build %s\n", u.Key)
+		for _, f := range u.Files {
+			fmt.Fprintf(&b, "  file %s fp=%q part=%q seq=%d rows=%d size=%d\n", f.Path, f.DeleteFingerprint,
+				f.Partition, f.DataSeq, f.Rows, f.SizeBytes)
+			for _, tk := range f.Tasks {
+				fmt.Fprintf(&b, "    task %s [%d,+%d) seq=%v deletes=%v\n", tk.File.FilePath(), tk.Start, tk.Length,
+					derefSeq(tk.DataSequenceNumber), taskDeletes(tk))
+			}
+		}
+	}
+	for _, path := range slices.Sorted(maps.Keys(p.Keep)) {
+		fmt.Fprintf(&b, "keep %s %+v\n", path, p.Keep[path])
+	}
+	for _, path := range p.Drop {
+		fmt.Fprintf(&b, "drop %s\n", path)
+	}
+	return b.String()
+}
+
+func derefSeq(p *int64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// taskDeletes lists a task's delete files, sorted.
+func taskDeletes(tk table.FileScanTask) []string {
+	var out []string
+	for _, d := range tk.DeleteFiles {
+		out = append(out, "pos:"+d.FilePath())
+	}
+	for _, d := range tk.EqualityDeleteFiles {
+		out = append(out, "eq:"+d.FilePath())
+	}
+	for _, d := range tk.DeletionVectorFiles {
+		out = append(out, "dv:"+d.FilePath())
+	}
+	slices.Sort(out)
+	return out
+}
+
+// firstDiff returns the first differing lines of two descriptions.
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < max(len(la), len(lb)); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d:\n  incremental: %s\n  full:        %s", i+1, x, y)
+		}
+	}
+	return ""
+}
+
+// checkLive asserts that a checkpoint committed from a complete plan holds
+// exactly the live data files iceberg-go's own scan planning sees, and
+// that every delete file iceberg-go attaches to a file is one the plan
+// attached (the plan's rules attach a superset: no statistics pruning).
+func checkLive(t testing.TB, tbl *table.Table, cp checkpoint.Checkpoint, p *plan.Plan) {
+	t.Helper()
+	tasks, err := tbl.Scan().PlanFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	built := map[string][]string{}
+	for _, u := range p.Build {
+		for _, f := range u.Files {
+			for _, tk := range f.Tasks {
+				built[f.Path] = append(built[f.Path], taskDeletes(tk)...)
+			}
+		}
+	}
+	live := map[string]bool{}
+	for _, tk := range tasks {
+		path := tk.File.FilePath()
+		live[path] = true
+		if _, ok := cp.Files[path]; !ok {
+			t.Fatalf("live file %s missing from the checkpoint", path)
+		}
+		if got, ok := built[path]; ok {
+			for _, d := range taskDeletes(tk) {
+				if !slices.Contains(got, d) {
+					t.Fatalf("file %s: iceberg-go applies %s, the plan does not (plan has %v)", path, d, got)
+				}
+			}
+		}
+	}
+	for path := range cp.Files {
+		if !live[path] {
+			t.Fatalf("checkpoint holds %s, which is not live", path)
+		}
+	}
+}
