@@ -325,3 +325,43 @@ func runLocalDirWorker(t *testing.T, spec string) {
 		}
 	}
 }
+
+// SegmentLineage reports the names Pinot would hide (the From list of an
+// ended replacement, the rest of a reverted one's To list) and the To names
+// of open replacements.
+func TestLocalDir_SegmentLineage(t *testing.T) {
+	ctx := context.Background()
+	d := pinot.NewLocalDir(t.TempDir())
+	if l, err := d.SegmentLineage(ctx, "t"); err != nil || len(l.Hidden)+len(l.Open) != 0 {
+		t.Fatalf("no table: %+v %v", l, err)
+	}
+	if err := d.EnsureTable(ctx, &pinot.Schema{Name: "t"}, &pinot.TableConfig{TableName: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	seg := func(name string) pinot.Segment {
+		p := filepath.Join(t.TempDir(), name+".tar.gz")
+		if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return pinot.Segment{Name: name, TarPath: p}
+	}
+	if err := d.Upload(ctx, "t", seg("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := pinot.Replace(ctx, d, "t", []string{"a"}, []pinot.Segment{seg("b")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.StartReplace(ctx, "t", []string{"b"}, []string{"x", "y"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.StartReplace(ctx, "t", []string{"b"}, []string{"x"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := d.SegmentLineage(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Hidden) != 2 || !l.Hidden["a"] || !l.Hidden["y"] || len(l.Open) != 1 || !l.Open["x"] {
+		t.Fatalf("lineage = %+v; want a and y hidden, x open", l)
+	}
+}
