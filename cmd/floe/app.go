@@ -17,6 +17,7 @@ import (
 	"github.com/floehq/floe/internal/config"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // app holds the wired components of a floe process.
@@ -113,13 +114,32 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 	loader := newCatalogLoader(store, logger)
 	w := watcher.New(watcher.Deps{
 		Store: store, Loader: loader, Builder: watcher.IcebergBuilder{}, Uploader: up, Logger: logger,
-	}, watcher.Options{
-		Owner: cfg.Watcher.Owner, LeaseTTL: cfg.Watcher.LeaseTTL, MaxConcurrentRuns: cfg.Watcher.MaxConcurrentRuns,
-		BuildParallelism: cfg.Watcher.BuildParallelism, RefreshInterval: cfg.Watcher.RefreshInterval,
-		DefaultSchedule: cfg.Watcher.DefaultSchedule, WorkDir: cfg.Watcher.WorkDir,
-		MaxRowsPerSegment: cfg.Watcher.MaxRowsPerSegment,
-	})
+		Work: workQueue(cfg.Watcher, store),
+	}, watcherOptions(cfg.Watcher))
 	return &app{cfg: cfg, log: logger, store: store, loader: loader, watcher: w}, nil
+}
+
+// watcherOptions maps the watcher's configuration onto its options.
+func watcherOptions(c config.Watcher) watcher.Options {
+	return watcher.Options{
+		Owner: c.Owner, LeaseTTL: c.LeaseTTL, LeaseMargin: c.LeaseMargin, MaxConcurrentRuns: c.MaxConcurrentRuns,
+		BuildParallelism: c.BuildParallelism, RefreshInterval: c.RefreshInterval,
+		DefaultSchedule: c.DefaultSchedule, WorkDir: c.WorkDir, MaxRowsPerSegment: c.MaxRowsPerSegment,
+		BatchFiles: c.BatchFiles, BatchBytes: c.BatchBytes, ClaimTimeout: c.ClaimTimeout,
+		Plan: plan.Options{CoalesceBelowBytes: c.CoalesceBelowBytes, TargetSegmentBytes: c.TargetSegmentBytes,
+			CacheBytes: c.ManifestCacheBytes},
+	}
+}
+
+// workQueue shares builds through the store when the store has a work
+// queue (Redis) and the configuration allows it; the embedded store builds
+// on the lease holder only.
+func workQueue(c config.Watcher, store checkpoint.Store) checkpoint.WorkQueue {
+	q, ok := store.(checkpoint.WorkQueue)
+	if !ok || !c.ShareBuilds {
+		return nil
+	}
+	return q
 }
 
 // seedConnections stores the connections declared in the config file, so

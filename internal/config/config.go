@@ -68,6 +68,24 @@ type Watcher struct {
 	Owner             string        `yaml:"owner"`
 	WorkDir           string        `yaml:"workDir"`
 	MaxRowsPerSegment int64         `yaml:"maxRowsPerSegment"`
+	// LeaseMargin is how much certain lease a change to Pinot needs left
+	// (0: a third of LeaseTTL).
+	LeaseMargin time.Duration `yaml:"leaseMargin"`
+	// BatchFiles and BatchBytes cut runs that add files into batches that
+	// are built, pushed and committed in turn.
+	BatchFiles int   `yaml:"batchFiles"`
+	BatchBytes int64 `yaml:"batchBytes"`
+	// ShareBuilds lets every replica build the units of a large run (needs
+	// the Redis store); ClaimTimeout is how long a unit may go without its
+	// builder's heartbeat before another replica takes it.
+	ShareBuilds  bool          `yaml:"shareBuilds"`
+	ClaimTimeout time.Duration `yaml:"claimTimeout"`
+	// CoalesceBelowBytes: data files smaller than this are coalesced per
+	// partition into segments of up to TargetSegmentBytes (0: never).
+	CoalesceBelowBytes int64 `yaml:"coalesceBelowBytes"`
+	TargetSegmentBytes int64 `yaml:"targetSegmentBytes"`
+	// ManifestCacheBytes bounds the in-process cache of Iceberg manifests.
+	ManifestCacheBytes int64 `yaml:"manifestCacheBytes"`
 }
 
 // Log configures slog.
@@ -95,14 +113,21 @@ func Default() Config {
 		Store:  Store{Path: "floe-data/floe.db", Redis: RedisStore{KeyPrefix: "floe:"}},
 		Pinot:  Pinot{SegmentDir: "floe-data/segments", Timeout: 60 * time.Second, Retry: defaultRetry()},
 		Watcher: Watcher{
-			DefaultSchedule:   "*/5 * * * *",
-			MaxConcurrentRuns: 4,
-			BuildParallelism:  2,
-			LeaseTTL:          2 * time.Minute,
-			RefreshInterval:   15 * time.Second,
-			Owner:             host,
-			WorkDir:           "floe-data/work",
-			MaxRowsPerSegment: 5_000_000,
+			DefaultSchedule:    "*/5 * * * *",
+			MaxConcurrentRuns:  4,
+			BuildParallelism:   2,
+			LeaseTTL:           2 * time.Minute,
+			RefreshInterval:    15 * time.Second,
+			Owner:              host,
+			WorkDir:            "floe-data/work",
+			MaxRowsPerSegment:  5_000_000,
+			BatchFiles:         64,
+			BatchBytes:         8 << 30,
+			ShareBuilds:        true,
+			ClaimTimeout:       30 * time.Second,
+			CoalesceBelowBytes: 16 << 20,
+			TargetSegmentBytes: 256 << 20,
+			ManifestCacheBytes: 256 << 20,
 		},
 		Log: Log{Level: "info", Format: "text"},
 	}
@@ -172,6 +197,7 @@ func (c *Config) Validate() error {
 		func() *FieldError { return positive("watcher.leaseTTL", int64(c.Watcher.LeaseTTL)) },
 		func() *FieldError { return positive("watcher.refreshInterval", int64(c.Watcher.RefreshInterval)) },
 		func() *FieldError { return positive("watcher.maxRowsPerSegment", c.Watcher.MaxRowsPerSegment) },
+		c.validateRunModel,
 		func() *FieldError {
 			if c.Watcher.Owner == "" {
 				return &FieldError{"watcher.owner", "must not be empty"}
@@ -186,6 +212,30 @@ func (c *Config) Validate() error {
 		if fe := check(); fe != nil {
 			return fmt.Errorf("%w: %w", ErrInvalid, fe)
 		}
+	}
+	return nil
+}
+
+// validateRunModel checks the batch, lease-margin and planning settings.
+func (c *Config) validateRunModel() *FieldError {
+	w := c.Watcher
+	checks := []*FieldError{
+		positive("watcher.batchFiles", int64(w.BatchFiles)),
+		positive("watcher.batchBytes", w.BatchBytes),
+		positive("watcher.claimTimeout", int64(w.ClaimTimeout)),
+		positive("watcher.targetSegmentBytes", w.TargetSegmentBytes),
+		positive("watcher.manifestCacheBytes", w.ManifestCacheBytes),
+	}
+	for _, fe := range checks {
+		if fe != nil {
+			return fe
+		}
+	}
+	if w.LeaseMargin < 0 || w.LeaseMargin >= w.LeaseTTL/2 {
+		return &FieldError{"watcher.leaseMargin", fmt.Sprintf("must be at least 0 and less than half of watcher.leaseTTL (%s)", w.LeaseTTL)}
+	}
+	if w.CoalesceBelowBytes < 0 || w.CoalesceBelowBytes > w.TargetSegmentBytes {
+		return &FieldError{"watcher.coalesceBelowBytes", "must be between 0 and watcher.targetSegmentBytes"}
 	}
 	return nil
 }

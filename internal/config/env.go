@@ -40,6 +40,17 @@ func num(dst func(c *Config) *int) func(*Config, string) error {
 	}
 }
 
+func num64(dst func(c *Config) *int64) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return err
+		}
+		*dst(c) = n
+		return nil
+	}
+}
+
 // envVars lists every supported override. The variable name is the field
 // path upper-cased with dots turned into underscores, prefixed FLOE_.
 func envVars() []envVar {
@@ -65,6 +76,11 @@ func envVars() []envVar {
 		{"FLOE_WATCHER_REFRESHINTERVAL", "watcher.refreshInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.RefreshInterval })},
 		{"FLOE_WATCHER_OWNER", "watcher.owner", str(func(c *Config) *string { return &c.Watcher.Owner })},
 		{"FLOE_WATCHER_WORKDIR", "watcher.workDir", str(func(c *Config) *string { return &c.Watcher.WorkDir })},
+		{"FLOE_WATCHER_LEASEMARGIN", "watcher.leaseMargin", dur(func(c *Config) *time.Duration { return &c.Watcher.LeaseMargin })},
+		{"FLOE_WATCHER_BATCHFILES", "watcher.batchFiles", num(func(c *Config) *int { return &c.Watcher.BatchFiles })},
+		{"FLOE_WATCHER_BATCHBYTES", "watcher.batchBytes", num64(func(c *Config) *int64 { return &c.Watcher.BatchBytes })},
+		{"FLOE_WATCHER_SHAREBUILDS", "watcher.shareBuilds", boolean(func(c *Config) *bool { return &c.Watcher.ShareBuilds })},
+		{"FLOE_WATCHER_CLAIMTIMEOUT", "watcher.claimTimeout", dur(func(c *Config) *time.Duration { return &c.Watcher.ClaimTimeout })},
 		{"FLOE_LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
 		{"LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
 		{"FLOE_LOG_FORMAT", "log.format", str(func(c *Config) *string { return &c.Log.Format })},
