@@ -268,6 +268,7 @@ func (m *Memory) PutRun(_ context.Context, r Run) error {
 		runs = map[string]Run{}
 		m.runs[r.Table] = runs
 	}
+	r.Builders = maps.Clone(r.Builders)
 	runs[r.ID] = r
 	if len(runs) > RunHistoryLimit {
 		for _, old := range sortRuns(runs)[RunHistoryLimit:] {

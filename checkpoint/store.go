@@ -266,6 +266,8 @@ type Run struct {
 	Bytes             int64     `json:"bytes"`
 	Error             string    `json:"error,omitempty"`
 	Owner             string    `json:"owner,omitempty"`
+	// Builders counts the units each replica built for the run.
+	Builders map[string]int `json:"builders,omitempty"`
 }
 
 // Lease is a table's run lease. Token is the fencing token.

@@ -76,6 +76,8 @@ type WorkResult struct {
 	Key      string   `json:"key"`
 	Segments []string `json:"segments"`
 	Rows     int64    `json:"rows"`
+	// FileRows is the rows each data file of the unit gave.
+	FileRows map[string]int64 `json:"fileRows,omitempty"`
 	// Error is set when the unit could not be built or uploaded.
 	Error   string `json:"error,omitempty"`
 	Builder string `json:"builder"`
