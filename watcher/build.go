@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
@@ -14,62 +15,222 @@ import (
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/arrow"
+	floeparquet "github.com/floehq/floe/segments/parquet"
+	"github.com/floehq/floe/watcher/plan"
 )
 
-// IcebergBuilder is the SegmentBuilder that reads a data file through
-// iceberg-go (columns matched by field id, deletes applied) and writes Pinot
-// segment tarballs with the segments package: one segment per
-// MaxRowsPerSegment rows (cut at batch boundaries), none when deletes
-// removed every row.
+// IcebergBuilder is the SegmentBuilder that reads a unit's data files
+// through iceberg-go (columns matched by field id, deletes applied), one
+// file after another, and writes Pinot segment tarballs with the segments
+// package: one segment per MaxRowsPerSegment rows (cut at batch
+// boundaries), none when deletes removed every row.
 type IcebergBuilder struct {
 	// Now stamps creation.meta; nil means time.Now.
 	Now func() time.Time
-	// BatchRows is the Arrow batch size of the scan (0: iceberg-go's).
+	// BatchRows is the batch size of the reads (0: the readers' own).
 	BatchRows int
+	// ScanOnly reads every file through iceberg-go's Arrow scan. Without
+	// it, a data file no delete file applies to, whose columns all bind by
+	// Iceberg field id, is read with floe's own Parquet source: the same
+	// values at lower CPU and memory (docs/benchmarks.md, "The sync path").
+	ScanOnly bool
 }
 
 var _ SegmentBuilder = IcebergBuilder{}
 
-// Build converts req.File into segments and their tarballs in req.OutDir.
-func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) ([]pinot.Segment, int64, error) {
-	opts := []table.ScanOption{table.WithSnapshotID(req.SnapshotID)}
-	if b.BatchRows > 0 {
-		opts = append(opts, table.WithArrowBatchSize(b.BatchRows))
-	}
-	scan := req.Source.Scan(opts...)
-	arrowSchema, batches, err := scan.ReadTasks(ctx, req.File.Tasks)
-	if err != nil {
-		return nil, 0, fmt.Errorf("read data file: %w", err)
-	}
-	src, err := arrow.NewSource(arrowSchema, batches, arrow.Config{Schema: req.Schema, Name: req.File.Path})
-	if err != nil {
-		return nil, 0, err
-	}
-	defer src.Close()
+// Build converts req.Unit into segments and their tarballs in req.OutDir.
+func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) (BuildResult, error) {
+	files := &unitSource{b: b, req: req, rows: map[string]int64{}}
+	defer files.Close()
 	now := time.Now
 	if b.Now != nil {
 		now = b.Now
 	}
-	parts := &partSource{src: src, max: req.MaxRowsPerSegment}
-	var (
-		out  []pinot.Segment
-		rows int64
-	)
+	parts := &partSource{src: files, max: req.MaxRowsPerSegment}
+	var out BuildResult
 	for idx := 0; ; idx++ {
 		parts.next()
-		cfg := segmentConfig(req, SegmentName(req.Table.Name, req.File.Path, req.File.DeleteFingerprint, idx), now())
+		cfg := segmentConfig(req, req.SegmentName(idx), now())
 		seg, n, err := buildOne(ctx, parts, cfg, req.OutDir)
 		if errors.Is(err, segments.ErrNoRows) && idx == 0 {
-			return nil, 0, nil // every row deleted: the file holds nothing for Pinot
+			return BuildResult{FileRows: files.rows}, nil // every row deleted: the unit holds nothing for Pinot
 		}
 		if err != nil {
-			return nil, 0, err
+			removeTarballs(out.Segments)
+			return BuildResult{}, err
 		}
-		out, rows = append(out, seg), rows+n
+		out.Segments, out.Rows = append(out.Segments, seg), out.Rows+n
 		if !parts.more(ctx) {
-			return out, rows, parts.err
+			out.FileRows = files.rows
+			if parts.err != nil {
+				removeTarballs(out.Segments)
+				return BuildResult{}, parts.err
+			}
+			return out, nil
 		}
 	}
+}
+
+// unitSource reads the unit's files in order as one source and counts the
+// rows each gave.
+type unitSource struct {
+	b    IcebergBuilder
+	req  BuildRequest
+	next int             // index of the next file to open
+	cur  segments.Source // the open file, nil between files
+	path string
+	rows map[string]int64
+}
+
+// Next returns the next batch of the open file, opening the next file at
+// the end of one.
+func (u *unitSource) Next(ctx context.Context) (*segments.Batch, error) {
+	for {
+		if u.cur == nil {
+			if u.next >= len(u.req.Unit.Files) {
+				return nil, io.EOF
+			}
+			if err := u.open(ctx, u.req.Unit.Files[u.next]); err != nil {
+				return nil, err
+			}
+			u.next++
+		}
+		b, err := u.cur.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			u.cur.Close()
+			u.cur = nil
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		u.rows[u.path] += int64(b.Rows)
+		return b, nil
+	}
+}
+
+// open starts reading one data file with its deletes applied: directly
+// when it can, else through the Iceberg scan.
+func (u *unitSource) open(ctx context.Context, f plan.File) error {
+	src, ok, err := u.openDirect(ctx, f)
+	if err != nil {
+		return err
+	}
+	if ok {
+		u.cur, u.path, u.rows[f.Path] = src, f.Path, 0
+		return nil
+	}
+	return u.openScan(ctx, f)
+}
+
+// openScan reads f through iceberg-go's scan (deletes applied, columns
+// projected by field id) and the Arrow source.
+func (u *unitSource) openScan(ctx context.Context, f plan.File) error {
+	opts := []table.ScanOption{table.WithSnapshotID(u.req.SnapshotID)}
+	if u.b.BatchRows > 0 {
+		opts = append(opts, table.WithArrowBatchSize(u.b.BatchRows))
+	}
+	arrowSchema, batches, err := u.req.Source.Scan(opts...).ReadTasks(ctx, f.Tasks)
+	if err != nil {
+		return fmt.Errorf("read data file %s: %w", f.Path, err)
+	}
+	src, err := arrow.NewSource(arrowSchema, batches, arrow.Config{Schema: u.req.Schema, Name: f.Path})
+	if err != nil {
+		return err
+	}
+	u.cur, u.path, u.rows[f.Path] = src, f.Path, 0
+	return nil
+}
+
+// openDirect opens f with floe's Parquet source, binding each Pinot column
+// to its Iceberg field id, when nothing needs the scan: no delete file
+// applies and every column binds (ok false otherwise, e.g. a column added
+// after the file was written, which the scan fills with nulls).
+func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Source, bool, error) {
+	if u.b.ScanOnly || hasDeletes(f) {
+		return nil, false, nil
+	}
+	ids, ok := fieldIDs(u.req.Source, u.req.SnapshotID, u.req.Schema)
+	if !ok {
+		return nil, false, nil
+	}
+	fsys, err := u.req.Source.FS(ctx)
+	if err != nil {
+		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
+	}
+	file, err := fsys.Open(f.Path)
+	if err != nil {
+		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
+	}
+	info, err := file.Stat()
+	if err != nil {
+		file.Close()
+		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
+	}
+	src, err := floeparquet.NewSource(ctx, file, info.Size(), floeparquet.Config{Schema: u.req.Schema, FieldIDs: ids,
+		Name: f.Path, BatchRows: u.b.BatchRows, TempDir: u.req.OutDir})
+	if errors.Is(err, segments.ErrColumnMismatch) {
+		file.Close()
+		return nil, false, nil
+	}
+	if err != nil {
+		file.Close()
+		return nil, false, err
+	}
+	return closeBoth{Source: src, file: file}, true, nil
+}
+
+// hasDeletes reports whether any delete file applies to f.
+func hasDeletes(f plan.File) bool {
+	for _, t := range f.Tasks {
+		if len(t.DeleteFiles)+len(t.EqualityDeleteFiles)+len(t.DeletionVectorFiles) > 0 {
+			return true
+		}
+	}
+	return f.DeleteFingerprint != ""
+}
+
+// fieldIDs binds every Pinot column to the Iceberg field of the same name
+// (dots reach nested fields) in the snapshot's schema; ok is false when
+// one has no such field.
+func fieldIDs(tbl *table.Table, snapshotID int64, schema *pinot.Schema) (map[string]int, bool) {
+	sc := tbl.Schema()
+	if snap := tbl.SnapshotByID(snapshotID); snap != nil && snap.SchemaID != nil {
+		for _, s := range tbl.Metadata().Schemas() {
+			if s.ID == *snap.SchemaID {
+				sc = s
+			}
+		}
+	}
+	ids := make(map[string]int, len(schema.Fields))
+	for _, f := range schema.Fields {
+		nf, ok := sc.FindFieldByName(f.Name)
+		if !ok {
+			return nil, false
+		}
+		ids[f.Name] = nf.ID
+	}
+	return ids, true
+}
+
+// closeBoth closes a Parquet source and the file under it.
+type closeBoth struct {
+	segments.Source
+	file io.Closer
+}
+
+func (c closeBoth) Close() error {
+	return errors.Join(c.Source.Close(), c.file.Close())
+}
+
+// Close closes the open file, if any.
+func (u *unitSource) Close() error {
+	if u.cur != nil {
+		err := u.cur.Close()
+		u.cur = nil
+		return err
+	}
+	return nil
 }
 
 // buildOne writes one segment and its tarball.
@@ -154,7 +315,7 @@ func segmentConfig(req BuildRequest, name string, created time.Time) segments.Co
 		SegmentName:  name,
 		CreationTime: created,
 		TempDir:      req.OutDir,
-		CustomMap:    map[string]string{"floe.sourceFile": req.File.Path},
+		CustomMap:    sourceFiles(req.Unit),
 	}
 	if tc := req.TableConfig; tc != nil {
 		cfg.TimeColumn = tc.SegmentsConfig.TimeColumnName
@@ -165,6 +326,14 @@ func segmentConfig(req BuildRequest, name string, created time.Time) segments.Co
 		}
 	}
 	return cfg
+}
+
+// sourceFiles names the unit's data files in the segment's custom map.
+func sourceFiles(u plan.Unit) map[string]string {
+	if len(u.Files) == 1 {
+		return map[string]string{"floe.sourceFile": u.Files[0].Path}
+	}
+	return map[string]string{"floe.unit": u.Key, "floe.sourceFiles": strconv.Itoa(len(u.Files))}
 }
 
 func writeTar(ctx context.Context, dir, path string) error {

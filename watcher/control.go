@@ -112,7 +112,9 @@ func (w *Watcher) RunOnce(ctx context.Context, name, trigger string, progress Pr
 	if err != nil {
 		return checkpoint.Run{}, fmt.Errorf("sync %s: %w", name, err)
 	}
+	stop := w.borrowBuilders(ctx)
 	run := w.runTable(ctx, t, newRunID(w.clock.Now()), trigger, progress)
+	stop()
 	if run.Status == checkpoint.RunFailed {
 		return run, fmt.Errorf("sync %s: %s", name, run.Error)
 	}
@@ -123,29 +125,21 @@ func (w *Watcher) RunOnce(ctx context.Context, name, trigger string, progress Pr
 func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger string, progress Progress) checkpoint.Run {
 	run := checkpoint.Run{ID: id, Table: t.Name, Trigger: trigger, Status: checkpoint.RunRunning,
 		StartedAt: w.clock.Now().UTC(), Owner: w.opts.Owner}
+	sent := time.Now()
 	lease, err := w.deps.Store.AcquireLease(ctx, t.Name, w.opts.Owner, w.opts.LeaseTTL)
 	if err != nil {
-		run.Status, run.FinishedAt = checkpoint.RunSkipped, w.clock.Now().UTC()
-		run.Error = fmt.Sprintf("lease: %v", err)
-		if !errors.Is(err, checkpoint.ErrLeaseHeld) {
-			run.Status = checkpoint.RunFailed
-		}
-		w.record(ctx, run)
-		return run
+		return w.notLeased(ctx, run, err)
 	}
 	if t, err = w.admit(ctx, t, trigger); err != nil {
 		return w.refuse(ctx, run, lease, err)
 	}
-	runCtx, stop := w.keepLease(ctx, &lease)
-	defer stop()
-	dir, err := workDir(w.opts.WorkDir, t.Name, id)
-	if err == nil {
-		// The run enters the history once it has work to do: a check that
-		// finds no new snapshot is only noted in the table's status.
-		r := &runner{w: w, table: t, lease: lease, run: &run, dir: dir, progress: progress,
-			started: func() { w.record(ctx, run) }}
-		err = r.execute(runCtx)
-		_ = os.RemoveAll(dir)
+	runCtx, keeper := w.keepLease(ctx, lease, sent)
+	defer keeper.Close()
+	w.abandonRuns(ctx, t.Name, id, "its replica stopped or lost the table's lease before the run ended",
+		func(checkpoint.Run) bool { return true })
+	err = w.execute(runCtx, t, keeper, &run, progress)
+	if cause := context.Cause(runCtx); err != nil && cause != nil && !errors.Is(err, cause) {
+		err = fmt.Errorf("%w (%w)", err, cause)
 	}
 	run.FinishedAt = w.clock.Now().UTC()
 	switch {
@@ -154,16 +148,54 @@ func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger 
 	case err == nil:
 		run.Status = checkpoint.RunCompleted
 		w.record(context.WithoutCancel(ctx), run)
+	case errors.Is(w.stillWanted(context.WithoutCancel(ctx), t), ErrTableDeleted):
+		run.Status, run.Error = checkpoint.RunFailed, err.Error() // deleted under the run: no history to write to
 	default:
 		run.Status, run.Error = checkpoint.RunFailed, err.Error()
 		w.record(context.WithoutCancel(ctx), run)
 	}
 	w.noteChecked(t.Name, run)
-	stop()
-	if rerr := w.deps.Store.ReleaseLease(context.WithoutCancel(ctx), lease); rerr != nil && !errors.Is(rerr, checkpoint.ErrFenced) {
+	w.endProgress(t.Name)
+	keeper.Close()
+	if rerr := w.deps.Store.ReleaseLease(context.WithoutCancel(ctx), keeper.current()); rerr != nil && !errors.Is(rerr, checkpoint.ErrFenced) {
 		w.log.Error("release lease", slog.String(attrTable, t.Name), slog.String("error", rerr.Error()))
 	}
 	return run
+}
+
+// notLeased ends a run that could not take the lease. Another replica
+// running the table is normal: a scheduled run skips silently (with
+// several replicas every tick would otherwise push real runs out of the
+// history); a manual one is recorded SKIPPED. A table deleted meanwhile
+// leaves no record; any other failure is recorded FAILED.
+func (w *Watcher) notLeased(ctx context.Context, run checkpoint.Run, err error) checkpoint.Run {
+	run.Status, run.FinishedAt, run.Error = checkpoint.RunSkipped, w.clock.Now().UTC(), fmt.Sprintf("lease: %v", err)
+	switch {
+	case errors.Is(err, checkpoint.ErrLeaseHeld) && run.Trigger == triggerSchedule:
+		w.log.Debug("run skipped: another replica holds the lease", slog.String(attrTable, run.Table))
+	case errors.Is(err, checkpoint.ErrLeaseHeld):
+		w.record(ctx, run)
+	case errors.Is(err, checkpoint.ErrNotFound):
+		run.Status = checkpoint.RunFailed
+	default:
+		run.Status = checkpoint.RunFailed
+		w.record(ctx, run)
+	}
+	return run
+}
+
+// execute runs the table in its own work directory. The run enters the
+// history once it has work to do: a check that finds no new snapshot is
+// only noted in the table's status.
+func (w *Watcher) execute(ctx context.Context, t checkpoint.Table, keeper *leaseKeeper, run *checkpoint.Run, progress Progress) error {
+	dir, err := workDir(w.opts.WorkDir, w.opts.Owner, t.Name, run.ID)
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	r := &runner{w: w, table: t, keeper: keeper, run: run, dir: dir, progress: progress,
+		started: func() { w.record(ctx, *run) }}
+	return r.execute(ctx)
 }
 
 // noteChecked remembers when the table was last looked at.
@@ -175,47 +207,7 @@ func (w *Watcher) noteChecked(name string, run checkpoint.Run) {
 	}
 }
 
+// record writes a run record, or keeps it until the store answers.
 func (w *Watcher) record(ctx context.Context, run checkpoint.Run) {
-	if err := w.deps.Store.PutRun(ctx, run); err != nil {
-		w.log.Error("record run", slog.String(attrTable, run.Table), slog.String(attrRun, run.ID), slog.String("error", err.Error()))
-	}
-}
-
-// keepLease renews the lease every third of its TTL until stop is called.
-// If the lease is lost, the returned context is cancelled so the run stops
-// before it can push or commit anything under a stale token (I4).
-func (w *Watcher) keepLease(ctx context.Context, lease *checkpoint.Lease) (context.Context, func()) {
-	runCtx, cancel := context.WithCancelCause(ctx)
-	done := make(chan struct{})
-	stopped := make(chan struct{})
-	go func() {
-		defer close(stopped)
-		tick := time.NewTicker(w.opts.LeaseTTL / 3)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-runCtx.Done():
-				return
-			case <-tick.C:
-				l, err := w.deps.Store.RenewLease(runCtx, *lease, w.opts.LeaseTTL)
-				if err != nil {
-					cancel(fmt.Errorf("lease lost: %w", err))
-					return
-				}
-				lease.ExpiresAt = l.ExpiresAt
-			}
-		}
-	}()
-	var once bool
-	return runCtx, func() {
-		if once {
-			return
-		}
-		once = true
-		close(done)
-		<-stopped
-		cancel(nil)
-	}
+	w.runLog.record(ctx, run)
 }

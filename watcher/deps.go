@@ -2,6 +2,7 @@ package watcher
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
@@ -22,10 +23,10 @@ type Source struct {
 	MetadataLocation string
 }
 
-// SegmentBuilder turns one unit of Iceberg data files (with their deletes
-// applied) into segment tarballs.
+// SegmentBuilder turns one unit of a plan (a data file, or several small
+// files coalesced, each with its deletes applied) into segment tarballs.
 type SegmentBuilder interface {
-	Build(ctx context.Context, req BuildRequest) ([]pinot.Segment, int64, error)
+	Build(ctx context.Context, req BuildRequest) (BuildResult, error)
 }
 
 // BuildRequest is one unit to convert.
@@ -36,10 +37,30 @@ type BuildRequest struct {
 	Source      *table.Table
 	SnapshotID  int64
 	Unit        plan.Unit
+	// SegmentBase starts the unit's segment names ("" = Unit.Key): the
+	// unit key, or the key with a generation when a reverted replacement in
+	// Pinot still holds the key's names (pinot.ErrSegmentNameReverted).
+	SegmentBase string
 	OutDir      string
-	// MaxRowsPerSegment caps a segment's rows (0: no cap); larger files
+	// MaxRowsPerSegment caps a segment's rows (0: no cap); larger units
 	// become several segments.
 	MaxRowsPerSegment int64
+}
+
+// SegmentName is the name of the request's idx-th segment.
+func (r BuildRequest) SegmentName(idx int) string {
+	if r.SegmentBase == "" {
+		return r.Unit.SegmentName(idx)
+	}
+	return r.SegmentBase + "_" + strconv.Itoa(idx)
+}
+
+// BuildResult is what a build produced: the unit's segments in order
+// (none when deletes removed every row) and the rows each file gave.
+type BuildResult struct {
+	Segments []pinot.Segment
+	Rows     int64
+	FileRows map[string]int64
 }
 
 // Clock is the time source (tests inject a fake).

@@ -26,12 +26,12 @@ type overlapBuilder struct {
 }
 
 func (b *overlapBuilder) forReplica(name string) watcher.SegmentBuilder {
-	return builderFunc(func(ctx context.Context, req watcher.BuildRequest) ([]pinot.Segment, int64, error) {
+	return builderFunc(func(ctx context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
 		b.mu.Lock()
 		if other, busy := b.inFlight[req.Table.Name]; busy {
 			b.mu.Unlock()
 			b.t.Errorf("table %s built by %s and %s at once (I4)", req.Table.Name, other, name)
-			return nil, 0, fmt.Errorf("overlap")
+			return watcher.BuildResult{}, fmt.Errorf("overlap")
 		}
 		b.inFlight[req.Table.Name] = name
 		b.builds[name]++
@@ -42,9 +42,9 @@ func (b *overlapBuilder) forReplica(name string) watcher.SegmentBuilder {
 	})
 }
 
-type builderFunc func(context.Context, watcher.BuildRequest) ([]pinot.Segment, int64, error)
+type builderFunc func(context.Context, watcher.BuildRequest) (watcher.BuildResult, error)
 
-func (f builderFunc) Build(ctx context.Context, r watcher.BuildRequest) ([]pinot.Segment, int64, error) {
+func (f builderFunc) Build(ctx context.Context, r watcher.BuildRequest) (watcher.BuildResult, error) {
 	return f(ctx, r)
 }
 

@@ -27,6 +27,19 @@ type Options struct {
 	// MaxRowsPerSegment caps segment size unless a table's task config
 	// sets maxRowsPerSegment (0: no cap).
 	MaxRowsPerSegment int64
+	// LeaseMargin is how much certain lease a change to Pinot needs left
+	// (default LeaseTTL/3); renewals happen every LeaseTTL/4.
+	LeaseMargin time.Duration
+	// BatchFiles and BatchBytes cut a run that adds files into batches that
+	// are built, pushed and committed in turn (defaults 64 files, 8 GiB of
+	// data files).
+	BatchFiles int
+	BatchBytes int64
+	// ClaimTimeout is how long a shared work item may go without its
+	// builder's heartbeat before another builder takes it (default 30s).
+	ClaimTimeout time.Duration
+	// Plan tunes planning: small-file coalescing and the manifest cache.
+	Plan plan.Options
 }
 
 // Deps are the parts a Watcher drives.
@@ -37,9 +50,12 @@ type Deps struct {
 	Uploader pinot.Uploader
 	Logger   *slog.Logger
 	Clock    Clock
-	// Planner plans runs (nil: one with plan.Options{}, no coalescing);
-	// it caches manifests across runs, so share one per process.
+	// Planner plans runs (nil: plan.New(Options.Plan)); it caches
+	// manifests across runs, so share one per process.
 	Planner *plan.Planner
+	// Work, when set, shares the builds of runs that add files with every
+	// replica (Redis); nil builds on the lease holder only.
+	Work checkpoint.WorkQueue
 }
 
 // TimerClock is a Clock that also makes timers. When Deps.Clock is one,
@@ -70,6 +86,11 @@ type Watcher struct {
 	records recordState
 	// refreshMu orders snapshots: each one reflects at least the last.
 	refreshMu sync.Mutex
+
+	runLog   *recorder
+	progMu   sync.Mutex
+	progress map[string]*RunProgress
+	builders builderPool
 }
 
 // tableState is the watcher's view of one table.
@@ -101,7 +122,7 @@ func New(deps Deps, opts Options) *Watcher {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
 	if deps.Planner == nil {
-		deps.Planner = plan.New(plan.Options{})
+		deps.Planner = plan.New(opts.Plan)
 	}
 	if opts.MaxConcurrentRuns <= 0 {
 		opts.MaxConcurrentRuns = 1
@@ -115,18 +136,39 @@ func New(deps Deps, opts Options) *Watcher {
 	if opts.WorkDir == "" {
 		opts.WorkDir = os.TempDir()
 	}
+	opts = withRunDefaults(opts)
 	return &Watcher{
 		deps: deps, opts: opts, clock: deps.Clock, log: deps.Logger,
-		tables:  map[string]*tableState{},
-		slots:   make(chan struct{}, opts.MaxConcurrentRuns),
-		wake:    make(chan struct{}, 1),
-		records: recordState{tombstones: map[string]int64{}},
+		tables:   map[string]*tableState{},
+		slots:    make(chan struct{}, opts.MaxConcurrentRuns),
+		wake:     make(chan struct{}, 1),
+		records:  recordState{tombstones: map[string]int64{}},
+		runLog:   newRecorder(deps.Store, deps.Logger),
+		progress: map[string]*RunProgress{},
 	}
 }
 
-// Open loads the tables, then starts the scheduling loop and the
-// follower of the store's table changes.
+// withRunDefaults fills the run model's options left zero.
+func withRunDefaults(opts Options) Options {
+	if opts.BatchFiles <= 0 {
+		opts.BatchFiles = 64
+	}
+	if opts.BatchBytes <= 0 {
+		opts.BatchBytes = 8 << 30
+	}
+	if opts.ClaimTimeout <= 0 {
+		opts.ClaimTimeout = 30 * time.Second
+	}
+	return opts
+}
+
+// Open cleans up after this replica's previous life (recoverDead), loads
+// the tables and starts the scheduling loop, the follower of the store's
+// table changes, the run recorder and, with a work queue, the builders.
 func (w *Watcher) Open(ctx context.Context) error {
+	if err := w.recoverDead(ctx); err != nil {
+		return err
+	}
 	if err := w.Refresh(ctx); err != nil {
 		return err
 	}
@@ -134,7 +176,7 @@ func (w *Watcher) Open(ctx context.Context) error {
 	w.mu.Lock()
 	w.cancel, w.started, w.loopCtx = cancel, true, loopCtx
 	w.mu.Unlock()
-	w.wg.Add(2)
+	w.wg.Add(3)
 	go func() {
 		defer w.wg.Done()
 		w.loop(loopCtx)
@@ -143,6 +185,11 @@ func (w *Watcher) Open(ctx context.Context) error {
 		defer w.wg.Done()
 		w.followTables(loopCtx)
 	}()
+	go func() {
+		defer w.wg.Done()
+		w.runLog.loop(loopCtx)
+	}()
+	w.startBuilders(loopCtx)
 	return nil
 }
 

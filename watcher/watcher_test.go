@@ -127,23 +127,27 @@ type fakeBuilder struct {
 	fail  map[string]bool // file base names that fail
 }
 
-func (b *fakeBuilder) Build(_ context.Context, req watcher.BuildRequest) ([]pinot.Segment, int64, error) {
+func (b *fakeBuilder) Build(_ context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	var rows int64
+	res := watcher.BuildResult{FileRows: map[string]int64{}}
 	for _, f := range req.Unit.Files {
 		if b.fail[filepath.Base(f.Path)] {
-			return nil, 0, errors.New("corrupt parquet footer")
+			return watcher.BuildResult{}, errors.New("corrupt parquet footer")
 		}
-		b.built = append(b.built, f.Path)
-		rows += f.Rows
 	}
-	name := req.Unit.SegmentName(0)
+	for _, f := range req.Unit.Files {
+		b.built = append(b.built, f.Path)
+		res.FileRows[f.Path] = f.Rows
+		res.Rows += f.Rows
+	}
+	name := req.SegmentName(0)
 	p := filepath.Join(req.OutDir, name+".tar.gz")
 	if err := os.WriteFile(p, []byte(req.Unit.Key), 0o644); err != nil {
-		return nil, 0, err
+		return watcher.BuildResult{}, err
 	}
-	return []pinot.Segment{{Name: name, TarPath: p}}, rows, nil
+	res.Segments = []pinot.Segment{{Name: name, TarPath: p}}
+	return res, nil
 }
 
 // flakyUploader fails EndReplace while failNext is set, after doing the
@@ -407,7 +411,7 @@ func TestWatcher_RunOnce_ReportsProgress(t *testing.T) {
 // panicBuilder panics on every file, as a decoder might on a corrupt one.
 type panicBuilder struct{}
 
-func (panicBuilder) Build(context.Context, watcher.BuildRequest) ([]pinot.Segment, int64, error) {
+func (panicBuilder) Build(context.Context, watcher.BuildRequest) (watcher.BuildResult, error) {
 	panic("parquet: page header claims more values than the page holds")
 }
 
