@@ -93,7 +93,8 @@ func (r *runner) newSegments(t target, out batchOutcome) []pinot.Segment {
 // withoutKept drops from the segments the checkpoint after d still
 // references: a replace never takes out what the new state keeps.
 func withoutKept(from []string, old map[string]checkpoint.FileState, d checkpoint.CheckpointDelta) []string {
-	next := maps.Clone(old)
+	next := make(map[string]checkpoint.FileState, len(old)+len(d.Set))
+	maps.Copy(next, old)
 	for _, p := range d.Delete {
 		delete(next, p)
 	}

@@ -129,6 +129,25 @@ func (p *Process) Stop() {
 	})
 }
 
+// Kill sends SIGKILL to the process group and waits for it to exit: a
+// crash, with no chance to clean up.
+func (p *Process) Kill() {
+	p.stop.Do(func() {
+		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		<-p.done
+		_ = p.logFile.Close()
+	})
+}
+
+// Signal sends sig (SIGSTOP to freeze, SIGCONT to thaw) to the process
+// group.
+func (p *Process) Signal(sig syscall.Signal) error {
+	if err := syscall.Kill(-p.cmd.Process.Pid, sig); err != nil {
+		return fmt.Errorf("testpeer: signal %s to %s: %w", sig, p.Name, err)
+	}
+	return nil
+}
+
 // LogTail returns up to n trailing lines of the process log.
 func (p *Process) LogTail(n int) []string {
 	f, err := os.Open(p.LogPath)
