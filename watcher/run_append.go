@@ -42,6 +42,9 @@ func (r *runner) appendBatches(ctx context.Context, t target) error {
 		if err := r.commitDelta(ctx, checkpoint.CheckpointDelta{Header: r.header(t, progress), Set: set}); err != nil {
 			return err
 		}
+		if progress != nil {
+			r.w.record(ctx, *r.run) // the history shows the run's progress (kept if it dies)
+		}
 	}
 	if len(bs) == 0 {
 		if err := r.commitDelta(ctx, checkpoint.CheckpointDelta{Header: r.header(t, nil)}); err != nil {
