@@ -68,6 +68,7 @@ func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster) {
 	for round := range 6 {
 		holder, token := c.waitHolder(rdb, table, s, 30*time.Second)
 		c.waitPhase(holder, round)
+		t.Logf("round %d: %s %s holding token %d in phase %q", round, s, holder.name, token, lastPhase(holder))
 		if s == freeze {
 			must(t, holder.freeze())
 		} else {
@@ -105,6 +106,7 @@ func (c *cluster) appendEvery(period time.Duration, rows int) func() {
 				return
 			case <-tick.C:
 				c.lake.appendFiles(1, rows)
+				c.t.Logf("appended a file at %s", time.Now().Format("15:04:05.000"))
 			}
 		}
 	}()

@@ -108,9 +108,12 @@ func (c *cluster) assertBrokerRows(table string, rows map[int64]int) {
 	q := fmt.Sprintf("SELECT COUNT(*), DISTINCTCOUNT(id), SUM(id), MIN(id), MAX(id) FROM %s", table)
 	want := fmt.Sprint([]any{float64(len(rows)), float64(len(rows)), float64(sum), float64(lo), float64(hi)})
 	broker := pinot.NewBroker(c.set.pinot.BrokerURL, 30*time.Second, nil)
+	broker.NullHandling = false // the test cluster is Pinot 0.11
 	var got string
+	var qerr error
 	for range 50 { // the broker's routing follows the last swap within moments
 		res, err := broker.Query(context.Background(), q)
+		qerr = err
 		if err == nil && len(res.Rows) == 1 {
 			got = fmt.Sprint(numbers(res.Rows[0]))
 			if got == want {
@@ -119,7 +122,7 @@ func (c *cluster) assertBrokerRows(table string, rows map[int64]int) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	c.t.Fatalf("broker answers %s for %q, the snapshot gives %s", got, q, want)
+	c.t.Fatalf("broker answers %s (error %v) for %q, the snapshot gives %s", got, qerr, q, want)
 }
 
 func numbers(row []any) []any {
