@@ -35,6 +35,7 @@ type mtable struct {
 func (e *env) newTable(t *testing.T, name, ns, src string, sc *iceberg.Schema, pyReader bool, key, group string) *mtable {
 	t.Helper()
 	res := e.register(t, name, ns, src, sc)
+
 	return &mtable{e: e, name: name, ns: ns, src: src, res: res, cols: compared(res), pyReader: pyReader,
 		key: key, group: group, tc: schema.TableConfig(res, schema.TableOptions{Connection: catalogName})}
 }

@@ -209,7 +209,7 @@ func diff(want, got [][]cell, approx []int) string {
 			if w.text == g.text {
 				continue
 			}
-			if slices.Contains(approx, j) && w.float && g.float && close(w.f, g.f) {
+			if slices.Contains(approx, j) && w.float && g.float && near(w.f, g.f) {
 				continue
 			}
 			return fmt.Sprintf("row %d column %d: got %s, want %s", i, j, g.text, w.text)
@@ -218,7 +218,7 @@ func diff(want, got [][]cell, approx []int) string {
 	return ""
 }
 
-func close(a, b float64) bool {
+func near(a, b float64) bool {
 	d := math.Abs(a - b)
 	return d <= 1e-9*math.Max(math.Abs(a), math.Abs(b)) || d < 1e-12
 }

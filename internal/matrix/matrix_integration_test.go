@@ -44,6 +44,9 @@ func goV2(t *testing.T, e *env) {
 	props := iceberg.Properties{"format-version": "2", table.WriteDeleteModeKey: table.WriteModeMergeOnRead}
 	g := createGoTable(t, e.cat, ident, stdSchema(), props)
 	m := e.newTable(t, "m_go_v2", ident[0], ident[1], stdSchema(), false, "id", "city")
+	if m.res.TimeColumn != "ts" {
+		t.Fatalf("the time column of %s is %q, want the timestamptz ts", m.name, m.res.TimeColumn)
+	}
 
 	g.appendRows(stdRows(0, 40))
 	m.check(t, "append", 40)
