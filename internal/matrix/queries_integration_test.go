@@ -130,7 +130,6 @@ func isNumeric(t pinot.DataType) bool {
 // probe holds what the oracle says about the table's data, for choosing
 // literals and skipping queries that have nothing to aggregate.
 type probe struct {
-	rows     int64
 	nonNull  map[string]int64
 	median   map[string]any // a non-null value of each SV column
 	frequent map[string]any // the most frequent non-null value of each SV column
