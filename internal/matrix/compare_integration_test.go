@@ -77,7 +77,27 @@ func canon(typ string, v any) (cell, error) {
 		ms, err := timestampMillis(v)
 		return cell{text: strconv.FormatInt(ms, 10)}, err
 	}
-	return cell{text: s}, nil // STRING, BYTES (hex), JSON
+	if typ == "JSON" {
+		return canonJSON(v)
+	}
+	return cell{text: s}, nil // STRING, BYTES (hex)
+}
+
+// canonJSON re-encodes JSON text (Pinot's answer, the oracle's) with sorted
+// object keys.
+func canonJSON(v any) (cell, error) {
+	s, ok := v.(string)
+	if !ok {
+		return cell{}, fmt.Errorf("JSON value %v is not text", v)
+	}
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var x any
+	if err := dec.Decode(&x); err != nil {
+		return cell{}, fmt.Errorf("JSON value %q: %w", s, err)
+	}
+	b, err := json.Marshal(x)
+	return cell{text: string(b)}, err
 }
 
 // parseFloat reads a float from a number or the strings Java writes for

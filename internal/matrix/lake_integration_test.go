@@ -26,7 +26,8 @@ import (
 // row is one generated row: Iceberg field name → Go value (nil is null).
 // Values: int32, int64, float32, float64, string, bool, []byte, decimal as
 // unscaled int64, date as int32 days, time and timestamps as int64 of
-// their unit, uuid as [16]byte, lists as []any.
+// their unit, uuid as [16]byte, lists as []any, structs as map[string]any,
+// maps as [][2]any (entries in order).
 type row map[string]any
 
 // goTable is an Iceberg table written with iceberg-go.
@@ -115,6 +116,24 @@ func appendValue(b array.Builder, v any) error {
 		b.Append(arrow.Timestamp(v.(int64)))
 	case *extensions.UUIDBuilder:
 		b.Append(uuid.UUID(v.([16]byte)))
+	case *array.StructBuilder:
+		b.Append(true)
+		st := b.Type().(*arrow.StructType)
+		for i := range st.NumFields() {
+			if err := appendValue(b.FieldBuilder(i), v.(map[string]any)[st.Field(i).Name]); err != nil {
+				return err
+			}
+		}
+	case *array.MapBuilder:
+		b.Append(true)
+		for _, kv := range v.([][2]any) {
+			if err := appendValue(b.KeyBuilder(), kv[0]); err != nil {
+				return err
+			}
+			if err := appendValue(b.ItemBuilder(), kv[1]); err != nil {
+				return err
+			}
+		}
 	case *array.ListBuilder:
 		b.Append(true)
 		for _, x := range v.([]any) {

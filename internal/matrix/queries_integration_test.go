@@ -25,11 +25,18 @@ type column struct {
 }
 
 // oracleKind is floe's documented value mapping (schema/doc.go) for the
-// default inference; "" means the column is not compared (JSON columns:
-// struct, map, variant, geo, lists of non-primitives; lists of decimals).
+// default inference; "" means the column is not compared (variant, geo,
+// lists of decimals). JSON columns are compared in the row dump only.
 func oracleKind(c schema.Column) string {
-	if len(c.Path) != 1 || c.Field.DataType == pinot.JSON {
+	if len(c.Path) != 1 {
 		return ""
+	}
+	if c.Field.DataType == pinot.JSON {
+		switch c.Type.(type) {
+		case *iceberg.StructType, *iceberg.MapType, *iceberg.ListType:
+			return "json"
+		}
+		return "" // variant, geo: not compared
 	}
 	switch t := c.Type.(type) {
 	case *iceberg.ListType:
@@ -140,7 +147,7 @@ func querySet(tbl string, cols []column, key, group string, p probe) []query {
 	qs := []query{{sql: "SELECT count(*) FROM " + tbl}}
 	var firstNum *column
 	for i, c := range cols {
-		if !c.sv {
+		if !c.sv || c.typ == pinot.JSON {
 			continue
 		}
 		q := quote(c.name)

@@ -34,6 +34,7 @@ written down here independently of floe's code:
   uuid_str    uuid → canonical lower-case text
   hex         binary / fixed → lower-case hex text (Pinot BYTES answers in hex)
   mv[:KIND]   list → its non-null elements mapped by KIND; empty or null → null
+  json        struct, map or list → JSON text (struct and map as objects, list as array)
 Answers encode decimals as strings, bytes as hex, non-finite floats as strings.
 """
 
@@ -178,9 +179,26 @@ def map_value(kind, typ, v):
     raise ValueError(f"unknown column kind {kind!r}")
 
 
+def json_value(typ, v):
+    """The JSON value of a nested Arrow value (as to_pylist returns it)."""
+    if v is None:
+        return None
+    if pa.types.is_struct(typ):
+        return {typ.field(i).name: json_value(typ.field(i).type, v.get(typ.field(i).name))
+                for i in range(typ.num_fields)}
+    if pa.types.is_map(typ):
+        return {str(k): json_value(typ.item_type, x) for k, x in v}
+    if pa.types.is_list(typ) or pa.types.is_large_list(typ):
+        return [json_value(typ.value_type, x) for x in v]
+    return encode(v)
+
+
 def map_column(col, kind):
-    """Maps an Arrow column to the Pinot values (a Python list) and their Arrow type."""
+    """Maps an Arrow column to the Pinot values (a Python list)."""
     typ = col.type
+    if kind == "json":
+        return [None if v is None else json.dumps(json_value(typ, v), ensure_ascii=False)
+                for v in col.to_pylist()]
     if kind.startswith("mv"):
         inner = kind[3:] if kind.startswith("mv:") else "same"
         et = typ.value_type
@@ -244,7 +262,7 @@ def fallback_type(src, req, name):
             return pa.int64()
         if kind == "date_days":
             return pa.int32()
-        if kind in ("uuid_str", "hex"):
+        if kind in ("uuid_str", "hex", "json"):
             return pa.string()
         if kind.startswith("mv"):
             return pa.list_(pa.int64()) if kind != "mv" else typ
