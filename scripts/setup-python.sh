@@ -31,7 +31,7 @@ fi
 "$venv/bin/python" -m pip install --quiet --upgrade pip
 "$venv/bin/python" -m pip install --quiet -r "$req"
 "$venv/bin/moto_server" --help >/dev/null
-"$venv/bin/python" -c 'import pyiceberg, pyarrow, boto3'
+"$venv/bin/python" -c 'import pyiceberg, pyarrow, boto3, duckdb'
 "$venv/bin/cfn-lint" --version >/dev/null
 "$venv/bin/parliament" --help >/dev/null
 echo "$want" >"$stamp"

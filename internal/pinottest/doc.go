@@ -22,6 +22,21 @@
 // their IEEE bits (plus Java's toString in Value.Text), BIG_DECIMAL as a
 // *big.Rat with its scale, BYTES as []byte. See Value.
 //
+// Engine runs SQL on Pinot 1.5.1's own single-stage query engine in one
+// long-lived JVM ("query --serve"): segments are loaded as a server loads
+// them, a query goes through the broker's compile and optimize steps, a
+// server's pruning, planning and execution, the DataTable wire format and
+// the broker's reduce, with null handling on:
+//
+//	e := h.NewEngine(t)                     // one JVM for the whole test
+//	e.Load(ctx, "orders", schemaJSON, tableConfigJSON, segmentPaths)
+//	rt, err := e.Query(ctx, "SELECT city, count(*) FROM orders GROUP BY city")
+//
+// Load again with another segment list to follow a table as it changes:
+// unchanged files stay loaded. Query answers are the broker's JSON
+// (*pinot.ResultTable, numbers as json.Number); Pinot's exceptions are
+// ErrQuery errors.
+//
 // Programs that are not tests (the benchmark) use Locate and Command to
 // run the harness CLI as a separate process:
 //

@@ -21,6 +21,8 @@ import java.util.Arrays;
  * validate-schema S.json
  * validate-table-config T.json [--schema S.json]
  * tar SEGMENT_DIR OUT.tar.gz
+ * query --schema S --table-config T --sql Q SEGMENT...   one query on Pinot's engine
+ * query --serve                        load/query requests as JSON lines on stdin
  * </pre>
  *
  * Exit status: 0 on success, 1 when a command ran but found problems (the JSON
@@ -45,7 +47,7 @@ public final class Main {
 
   private static int run(String[] args, JsonGenerator out) {
     if (args.length == 0) {
-      System.err.println("usage: harness read|create|validate-schema|validate-table-config|tar ...");
+      System.err.println("usage: harness read|create|validate-schema|validate-table-config|tar|query ...");
       return 2;
     }
     String[] rest = Arrays.copyOfRange(args, 1, args.length);
@@ -61,6 +63,8 @@ public final class Main {
           return new ValidateCommand(out).validateTableConfig(rest);
         case "tar":
           return new TarCommand(out).run(rest);
+        case "query":
+          return new QueryCommand(out).run(rest);
         default:
           System.err.println("unknown subcommand: " + args[0]);
           return 2;
