@@ -2,7 +2,6 @@ package checkpoint
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 )
 
@@ -31,20 +30,15 @@ func (d CheckpointDelta) deletions() []string {
 	return slices.Compact(out)
 }
 
-// applyDelta returns files changed by d (a new map; files is not touched).
-func applyDelta(files map[string]FileState, d CheckpointDelta) map[string]FileState {
-	out := maps.Clone(files)
-	if out == nil {
-		out = map[string]FileState{}
-	}
+// applyDelta changes files by d in place.
+func applyDelta(files map[string]FileState, d CheckpointDelta) {
 	for _, p := range d.deletions() {
-		delete(out, p)
+		delete(files, p)
 	}
 	for p, fs := range d.Set {
 		fs.Segments = slices.Clone(fs.Segments)
-		out[p] = fs
+		files[p] = fs
 	}
-	return out
 }
 
 // checkNames rejects empty segment names in ledger calls.

@@ -3,6 +3,7 @@ package checkpoint
 import (
 	"context"
 	"fmt"
+	"maps"
 )
 
 // CommitCheckpointDelta applies d to the table's checkpoint if lease is
@@ -19,8 +20,18 @@ func (m *Memory) CommitCheckpointDelta(_ context.Context, lease Lease, d Checkpo
 	if err := m.checkCurrent(lease); err != nil {
 		return fmt.Errorf("commit checkpoint delta of table %q: %w", lease.Table, err)
 	}
-	cp := cloneCheckpoint(d.Header)
-	cp.Files = applyDelta(m.cps[lease.Table].Files, d)
+	files := m.cps[lease.Table].Files // the store's own map: changed in place, O(delta)
+	if files == nil {
+		files = map[string]FileState{}
+	}
+	applyDelta(files, d)
+	cp := d.Header
+	cp.SnapshotFileCounts = maps.Clone(cp.SnapshotFileCounts)
+	if cp.Backfill != nil {
+		b := *cp.Backfill
+		cp.Backfill = &b
+	}
+	cp.Files = files
 	m.cps[lease.Table] = stampCheckpoint(cp, lease, m.nowFunc())
 	return nil
 }

@@ -67,6 +67,13 @@ func (r *runner) commitDelta(ctx context.Context, d checkpoint.CheckpointDelta) 
 		return fmt.Errorf("read committed checkpoint: %w", err)
 	}
 	r.base = cur
+	files := r.cp.Files
+	for _, p := range d.Delete {
+		delete(files, p)
+	}
+	maps.Copy(files, d.Set)
+	r.cp = d.Header
+	r.cp.Files, r.cp.LeaseToken, r.cp.CommittedAt = files, cur.LeaseToken, cur.CommittedAt
 	return nil
 }
 

@@ -52,6 +52,9 @@ type runner struct {
 	// commits move it. Before a destructive change the run re-reads the
 	// store and stops if it moved otherwise (I4).
 	base checkpoint.CheckpointSummary
+	// cp is the checkpoint as the run's commits left it (cached after a
+	// successful run).
+	cp checkpoint.Checkpoint
 }
 
 // execute does load → plan → build → push → commit. The caller records the
@@ -61,16 +64,19 @@ func (r *runner) execute(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("load table %s.%s: %w", r.table.Namespace, r.table.Source, err)
 	}
-	cp, err := r.w.deps.Store.GetCheckpoint(ctx, r.table.Name)
+	sum, err := r.w.deps.Store.GetCheckpointSummary(ctx, r.table.Name)
 	if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
 		return fmt.Errorf("read checkpoint: %w", err)
 	}
-	r.base = cp.Summary()
-	r.run.FromSnapshotID = cp.SnapshotID
+	r.run.FromSnapshotID = sum.SnapshotID
 	uuid := src.Table.Metadata().TableUUID().String()
-	if cp.Backfill == nil && cp.MetadataLocation != "" && cp.MetadataLocation == src.MetadataLocation && cp.TableUUID == uuid {
-		r.run.SnapshotID = cp.SnapshotID
-		return ErrNoChange
+	if sum.Backfill == nil && sum.MetadataLocation != "" && sum.MetadataLocation == src.MetadataLocation && sum.TableUUID == uuid {
+		r.run.SnapshotID = sum.SnapshotID
+		return ErrNoChange // the table's metadata file is all this run read
+	}
+	cp, err := r.loadCheckpoint(ctx, sum)
+	if err != nil {
+		return err
 	}
 	if r.started != nil {
 		r.started()
@@ -102,9 +108,33 @@ func (r *runner) execute(ctx context.Context) error {
 		return err
 	}
 	if p.Replacing || len(sw.orphans) > 0 || touchesOpen(p.Build, bases, lin.Open) {
-		return r.replace(ctx, t, sw)
+		err = r.replace(ctx, t, sw)
+	} else {
+		err = r.appendBatches(ctx, t)
 	}
-	return r.appendBatches(ctx, t)
+	if err == nil {
+		r.w.checkpoints.put(r.table.Name, r.cp)
+	}
+	return err
+}
+
+// loadCheckpoint returns the checkpoint the store summarises as sum: this
+// replica's cached copy when it committed it last, else the store's. The
+// run owns the returned file map (commitDelta changes it in place).
+func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, error) {
+	if cp, ok := r.w.checkpoints.take(r.table.Name, sum); ok {
+		r.cp, r.base = cp, sum
+		return cp, nil
+	}
+	cp, err := r.w.deps.Store.GetCheckpoint(ctx, r.table.Name)
+	if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
+		return cp, fmt.Errorf("read checkpoint: %w", err)
+	}
+	if cp.Files == nil {
+		cp.Files = map[string]checkpoint.FileState{}
+	}
+	r.cp, r.base = cp, cp.Summary()
+	return cp, nil
 }
 
 // phase logs the step the run enters (debug level): plan, build, push,

@@ -87,10 +87,11 @@ type Watcher struct {
 	// refreshMu orders snapshots: each one reflects at least the last.
 	refreshMu sync.Mutex
 
-	runLog   *recorder
-	progMu   sync.Mutex
-	progress map[string]*RunProgress
-	builders builderPool
+	runLog      *recorder
+	checkpoints *checkpointCache
+	progMu      sync.Mutex
+	progress    map[string]*RunProgress
+	builders    builderPool
 }
 
 // tableState is the watcher's view of one table.
@@ -139,17 +140,21 @@ func New(deps Deps, opts Options) *Watcher {
 	opts = withRunDefaults(opts)
 	return &Watcher{
 		deps: deps, opts: opts, clock: deps.Clock, log: deps.Logger,
-		tables:   map[string]*tableState{},
-		slots:    make(chan struct{}, opts.MaxConcurrentRuns),
-		wake:     make(chan struct{}, 1),
-		records:  recordState{tombstones: map[string]int64{}},
-		runLog:   newRecorder(deps.Store, deps.Logger),
-		progress: map[string]*RunProgress{},
+		tables:      map[string]*tableState{},
+		slots:       make(chan struct{}, opts.MaxConcurrentRuns),
+		wake:        make(chan struct{}, 1),
+		records:     recordState{tombstones: map[string]int64{}},
+		runLog:      newRecorder(deps.Store, deps.Logger),
+		checkpoints: newCheckpointCache(0),
+		progress:    map[string]*RunProgress{},
 	}
 }
 
 // withRunDefaults fills the run model's options left zero.
 func withRunDefaults(opts Options) Options {
+	if opts.LeaseTTL <= 0 {
+		opts.LeaseTTL = 2 * time.Minute
+	}
 	if opts.BatchFiles <= 0 {
 		opts.BatchFiles = 64
 	}

@@ -1,0 +1,77 @@
+package watcher
+
+import (
+	"slices"
+	"sync"
+
+	"github.com/floehq/floe/checkpoint"
+)
+
+// defaultCheckpointCacheFiles bounds the file entries the checkpoint cache
+// holds across tables.
+const defaultCheckpointCacheFiles = 500_000
+
+// checkpointCache keeps the file maps of the checkpoints this replica
+// committed last, so a run of a large table does not read its whole file
+// map from the store when nothing else committed since (the stored
+// summary still matches). A run takes its table's entry (the map is then
+// the run's to change) and puts the checkpoint back after it committed;
+// a failed run leaves no entry. Least recently put entries go first when
+// the budget of file entries is exceeded.
+type checkpointCache struct {
+	mu     sync.Mutex
+	budget int
+	order  []string
+	m      map[string]checkpoint.Checkpoint
+}
+
+func newCheckpointCache(budget int) *checkpointCache {
+	if budget <= 0 {
+		budget = defaultCheckpointCacheFiles
+	}
+	return &checkpointCache{budget: budget, m: map[string]checkpoint.Checkpoint{}}
+}
+
+// take removes and returns the table's cached checkpoint if it is the one
+// the store summarises as sum.
+func (c *checkpointCache) take(table string, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cp, ok := c.m[table]
+	if !ok {
+		return checkpoint.Checkpoint{}, false
+	}
+	c.drop(table)
+	if !sameCheckpoint(cp.Summary(), sum) {
+		return checkpoint.Checkpoint{}, false
+	}
+	return cp, true
+}
+
+// put caches cp as the table's checkpoint.
+func (c *checkpointCache) put(table string, cp checkpoint.Checkpoint) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drop(table)
+	if len(cp.Files) > c.budget {
+		return
+	}
+	c.m[table] = cp
+	c.order = append(c.order, table)
+	for c.size() > c.budget {
+		c.drop(c.order[0])
+	}
+}
+
+func (c *checkpointCache) drop(table string) {
+	delete(c.m, table)
+	c.order = slices.DeleteFunc(c.order, func(s string) bool { return s == table })
+}
+
+func (c *checkpointCache) size() int {
+	n := 0
+	for _, cp := range c.m {
+		n += len(cp.Files)
+	}
+	return n
+}
