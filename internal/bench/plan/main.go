@@ -16,6 +16,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 )
@@ -38,6 +40,7 @@ type options struct {
 	perBatch int
 	dir      string
 	report   string
+	profile  string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -49,6 +52,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.perBatch, "per-commit", 100, "data files added per commit while building a table (so 10,000 files make 100 manifests)")
 	fs.StringVar(&o.dir, "dir", ".cache/bench/plan", "scratch directory for the tables (recreated)")
 	fs.StringVar(&o.report, "report", "", "Markdown file whose plan-benchmark block is rewritten (empty: print only)")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of the whole runs to this file")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -82,6 +86,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		fmt.Fprintf(stderr, "planbench: %d one-file syncs on %d files\n", o.runs, n)
 		res, err := measureSyncs(ctx, lk, o.runs)
+		if err == nil {
+			fmt.Fprintf(stderr, "planbench: %d whole runs on %d files\n", o.runs, lk.files)
+			var runs map[string]stat
+			stopProfile := startProfile(o.profile, n)
+			runs, err = measureRuns(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "runs"), o.runs)
+			stopProfile()
+			res.runSync, res.runNoop = runs[cRunSync], runs[cRunNoop]
+		}
 		lk.close()
 		if err != nil {
 			return err
@@ -94,4 +106,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	return updateReport(o.report, block)
+}
+
+// startProfile profiles the whole runs of the table of n files into
+// path.n when path is set; the returned func stops it.
+func startProfile(path string, n int) func() {
+	if path == "" {
+		return func() {}
+	}
+	f, err := os.Create(fmt.Sprintf("%s.%d", path, n))
+	if err != nil {
+		return func() {}
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return func() {}
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }
 }

@@ -45,6 +45,7 @@ type result struct {
 	files, manifests           int
 	foldWarm, foldCold, full   stat
 	fullCold, icebergPlanFiles stat
+	runSync, runNoop           stat
 }
 
 // How each contender plans the one-file change.
@@ -77,7 +78,7 @@ func measureSyncs(ctx context.Context, l *lake, runs int) (result, error) {
 		if tbl, err = l.load(ctx); err != nil {
 			return result{}, err
 		}
-		got, c, err := measure(func() (*plan.Plan, error) { return warm.Plan(ctx, "events", tbl, cp) })
+		got, c, err := measurePlan(func() (*plan.Plan, error) { return warm.Plan(ctx, "events", tbl, cp) })
 		if err != nil {
 			return result{}, err
 		}
@@ -116,7 +117,7 @@ func measureOthers(ctx context.Context, tbl *table.Table, cp checkpoint.Checkpoi
 		cFullWarm: func() (*plan.Plan, error) { return warm.Plan(ctx, "events", tbl, forced) },
 		cFullCold: func() (*plan.Plan, error) { return plan.New(plan.Options{}).Plan(ctx, "events", tbl, forced) },
 	} {
-		got, c, err := measure(f)
+		got, c, err := measurePlan(f)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -125,27 +126,38 @@ func measureOthers(ctx context.Context, tbl *table.Table, cp checkpoint.Checkpoi
 		}
 		out[name] = c
 	}
-	_, c, err := measure(func() (*plan.Plan, error) {
+	c, err := measure(func() error {
 		_, err := tbl.Scan().PlanFiles(ctx)
-		return nil, err
+		return err
 	})
 	out[cPlanFiles] = c
 	return out, err
 }
 
+// measurePlan measures one planning call.
+func measurePlan(f func() (*plan.Plan, error)) (*plan.Plan, cost, error) {
+	var p *plan.Plan
+	c, err := measure(func() error {
+		var err error
+		p, err = f()
+		return err
+	})
+	return p, c, err
+}
+
 // measure runs f once after a collection and returns its wall time, the
 // process's CPU time and the bytes it allocated.
-func measure(f func() (*plan.Plan, error)) (*plan.Plan, cost, error) {
+func measure(f func() error) (cost, error) {
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
 	cpu0 := cpuTime()
 	start := time.Now()
-	p, err := f()
+	err := f()
 	wall := time.Since(start)
 	cpu := cpuTime() - cpu0
 	runtime.ReadMemStats(&m1)
-	return p, cost{wall: wall, cpu: cpu, alloc: m1.TotalAlloc - m0.TotalAlloc}, err
+	return cost{wall: wall, cpu: cpu, alloc: m1.TotalAlloc - m0.TotalAlloc}, err
 }
 
 func cpuTime() time.Duration {

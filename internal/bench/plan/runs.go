@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher"
+)
+
+// Contenders of the end-to-end measurement: a whole run of the watcher.
+const (
+	cRunSync   = "whole run: one-file sync"
+	cRunNoop   = "whole run: no new snapshot"
+	seedTable  = "events"
+	seedSchema = `{"schemaName":"events","dimensionFieldSpecs":[{"name":"id","dataType":"LONG"},{"name":"v","dataType":"STRING"}]}`
+)
+
+// lakeLoader serves the benchmark table to the watcher.
+type lakeLoader struct{ l *lake }
+
+func (ld lakeLoader) LoadTable(ctx context.Context, _ checkpoint.Table) (*watcher.Source, error) {
+	tbl, err := ld.l.load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &watcher.Source{Table: tbl, MetadataLocation: tbl.MetadataLocation()}, nil
+}
+
+// seedBuilder writes a placeholder tarball while seeding (the table's
+// first sync of thousands of files is not what is measured), then hands
+// over to the real builder.
+type seedBuilder struct {
+	seeding atomic.Bool
+	real    watcher.IcebergBuilder
+}
+
+func (b *seedBuilder) Build(ctx context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
+	if !b.seeding.Load() {
+		return b.real.Build(ctx, req)
+	}
+	name := req.SegmentName(0)
+	p := filepath.Join(req.OutDir, name+".tar.gz")
+	if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+		return watcher.BuildResult{}, err
+	}
+	res := watcher.BuildResult{Segments: []pinot.Segment{{Name: name, TarPath: p}}, FileRows: map[string]int64{}}
+	for _, f := range req.Unit.Files {
+		res.FileRows[f.Path] = f.Rows
+		res.Rows += f.Rows
+	}
+	return res, nil
+}
+
+// measureRuns measures whole runs of a watcher (memory store, an in-memory
+// Pinot stand-in, the real segment builder) on the table: a one-file
+// sync, and a tick that finds no new snapshot (it reads the table's
+// metadata file and nothing else).
+func measureRuns(ctx context.Context, l *lake, dir string, runs int) (map[string]stat, error) {
+	store := checkpoint.NewMemory()
+	if err := store.CreateTable(ctx, checkpoint.Table{Name: seedTable, Connection: "bench", Namespace: "bench",
+		Source: "events", SchemaJSON: []byte(seedSchema), TableConfigJSON: []byte(`{"tableName":"events","tableType":"OFFLINE"}`)}); err != nil {
+		return nil, err
+	}
+	b := &seedBuilder{}
+	b.seeding.Store(true)
+	w := watcher.New(watcher.Deps{Store: store, Loader: lakeLoader{l}, Builder: b, Uploader: &listSink{served: map[string]bool{}}},
+		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 1 << 20})
+	if _, err := w.RunOnce(ctx, seedTable, "bench", nil); err != nil {
+		return nil, fmt.Errorf("seed the checkpoint: %w", err)
+	}
+	b.seeding.Store(false)
+	costs := map[string][]cost{}
+	for i := 0; i <= runs; i++ { // the first of each is a warm-up
+		if err := l.addFiles(ctx, 1); err != nil {
+			return nil, err
+		}
+		for _, name := range []string{cRunSync, cRunNoop} {
+			var run checkpoint.Run
+			c, err := measure(func() error {
+				var err error
+				run, err = w.RunOnce(ctx, seedTable, "bench", nil)
+				return err
+			})
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", name, err)
+			}
+			if want := map[string]int{cRunSync: 1, cRunNoop: 0}[name]; run.SegmentsGenerated != want {
+				return nil, fmt.Errorf("%s built %d segments, want %d", name, run.SegmentsGenerated, want)
+			}
+			if i > 0 {
+				costs[name] = append(costs[name], c)
+			}
+		}
+	}
+	out := map[string]stat{}
+	for k, v := range costs {
+		out[k] = median(v)
+	}
+	return out, nil
+}
+
+// listSink is a Pinot stand-in holding served segment names in memory:
+// what a run pays it is what a controller costs the client (the served
+// list comes back whole, an upload is one call), without the local
+// directory sink's own rewrite of its served list on every upload.
+type listSink struct {
+	mu     sync.Mutex
+	served map[string]bool
+}
+
+func (s *listSink) EnsureTable(context.Context, *pinot.Schema, *pinot.TableConfig) error { return nil }
+
+func (s *listSink) ListSegments(_ context.Context, _ string) ([]string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.served))
+	for n := range s.served {
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+func (s *listSink) Upload(ctx context.Context, table string, seg pinot.Segment) error {
+	if err := pinot.CheckGuard(ctx, pinot.Write{Op: pinot.OpUpload, Table: table, Segments: []string{seg.Name}}); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.served[seg.Name] = true
+	return nil
+}
+
+func (s *listSink) StartReplace(context.Context, string, []string, []string) (string, error) {
+	return "", errors.New("listSink: the benchmark only appends")
+}
+func (s *listSink) EndReplace(context.Context, string, string) error {
+	return errors.New("listSink: appends only")
+}
+func (s *listSink) RevertReplace(context.Context, string, string) error {
+	return errors.New("listSink: appends only")
+}
+func (s *listSink) DeleteSegments(context.Context, string, []string) error {
+	return errors.New("listSink: appends only")
+}
