@@ -55,11 +55,15 @@ bench-control: ## control-plane propagation between two real replicas on Redis (
 	bash scripts/bench-control.sh
 
 .PHONY: bench-plan
-bench-plan: ## planner benchmark: one-file sync on 10 / 1,000 / 10,000-file tables (writes docs/benchmarks.md)
+bench-plan: ## one-file sync (planner and whole run) on 10 / 1,000 / 10,000-file tables (writes docs/benchmarks.md)
 	bash scripts/bench-plan.sh
 
+.PHONY: bench-runs
+bench-runs: ## large tables: backfill disk peak, 1 vs 3 replicas (writes docs/benchmarks.md)
+	bash scripts/bench-runs.sh
+
 .PHONY: bench
-bench: bench-segments bench-store bench-control bench-plan ## every benchmark
+bench: bench-segments bench-store bench-control bench-plan bench-runs ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image

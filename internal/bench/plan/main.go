@@ -13,6 +13,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/floehq/floe/internal/bench/lake"
 	"io"
 	"os"
 	"os/signal"
@@ -80,21 +81,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var results []result
 	for _, n := range o.sizes {
 		fmt.Fprintf(stderr, "planbench: building a table of %d data files\n", n)
-		lk, err := buildLake(ctx, o.dir, n, o.perBatch)
+		lk, err := lake.Build(ctx, o.dir, n, o.perBatch, 100)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "planbench: %d one-file syncs on %d files\n", o.runs, n)
 		res, err := measureSyncs(ctx, lk, o.runs)
 		if err == nil {
-			fmt.Fprintf(stderr, "planbench: %d whole runs on %d files\n", o.runs, lk.files)
+			fmt.Fprintf(stderr, "planbench: %d whole runs on %d files\n", o.runs, lk.Files)
 			var runs map[string]stat
 			stopProfile := startProfile(o.profile, n)
 			runs, err = measureRuns(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "runs"), o.runs)
 			stopProfile()
 			res.runSync, res.runNoop = runs[cRunSync], runs[cRunNoop]
 		}
-		lk.close()
+		lk.Close()
 		if err != nil {
 			return err
 		}

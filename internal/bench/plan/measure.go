@@ -12,6 +12,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/bench/lake"
 	"github.com/floehq/floe/watcher/plan"
 )
 
@@ -59,9 +60,9 @@ const (
 
 // measureSyncs adds one file at a time and measures planning that sync
 // each way; the checkpoint then moves as a run would.
-func measureSyncs(ctx context.Context, l *lake, runs int) (result, error) {
+func measureSyncs(ctx context.Context, l *lake.Lake, runs int) (result, error) {
 	warm, warmFull := plan.New(plan.Options{}), plan.New(plan.Options{})
-	tbl, err := l.load(ctx)
+	tbl, err := l.Load(ctx)
 	if err != nil {
 		return result{}, err
 	}
@@ -72,10 +73,10 @@ func measureSyncs(ctx context.Context, l *lake, runs int) (result, error) {
 	cp := commit(tbl, first)
 	costs := map[string][]cost{}
 	for i := 0; i <= runs; i++ { // the first sync warms up and is not counted
-		if err := l.addFiles(ctx, 1); err != nil {
+		if err := l.AddFiles(ctx, 1); err != nil {
 			return result{}, err
 		}
-		if tbl, err = l.load(ctx); err != nil {
+		if tbl, err = l.Load(ctx); err != nil {
 			return result{}, err
 		}
 		got, c, err := measurePlan(func() (*plan.Plan, error) { return warm.Plan(ctx, "events", tbl, cp) })
@@ -84,7 +85,7 @@ func measureSyncs(ctx context.Context, l *lake, runs int) (result, error) {
 		}
 		if !got.Incremental || len(got.Build) != 1 || got.Replacing {
 			return result{}, fmt.Errorf("%d files: the one-file sync did not fold to one new file (fallback %q, %d units)",
-				l.files, got.Fallback, len(got.Build))
+				l.Files, got.Fallback, len(got.Build))
 		}
 		others, err := measureOthers(ctx, tbl, cp, warmFull)
 		if err != nil {
@@ -99,7 +100,7 @@ func measureSyncs(ctx context.Context, l *lake, runs int) (result, error) {
 		cp = commit(tbl, got)
 	}
 	ms, _ := manifestCount(ctx, tbl)
-	return result{files: l.files - runs - 1, manifests: ms, foldWarm: median(costs[cFoldWarm]),
+	return result{files: l.Files - runs - 1, manifests: ms, foldWarm: median(costs[cFoldWarm]),
 		foldCold: median(costs[cFoldCold]), full: median(costs[cFullWarm]), fullCold: median(costs[cFullCold]),
 		icebergPlanFiles: median(costs[cPlanFiles])}, nil
 }

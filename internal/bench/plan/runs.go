@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/bench/lake"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 )
@@ -23,10 +24,10 @@ const (
 )
 
 // lakeLoader serves the benchmark table to the watcher.
-type lakeLoader struct{ l *lake }
+type lakeLoader struct{ l *lake.Lake }
 
 func (ld lakeLoader) LoadTable(ctx context.Context, _ checkpoint.Table) (*watcher.Source, error) {
-	tbl, err := ld.l.load(ctx)
+	tbl, err := ld.l.Load(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +63,7 @@ func (b *seedBuilder) Build(ctx context.Context, req watcher.BuildRequest) (watc
 // Pinot stand-in, the real segment builder) on the table: a one-file
 // sync, and a tick that finds no new snapshot (it reads the table's
 // metadata file and nothing else).
-func measureRuns(ctx context.Context, l *lake, dir string, runs int) (map[string]stat, error) {
+func measureRuns(ctx context.Context, l *lake.Lake, dir string, runs int) (map[string]stat, error) {
 	store := checkpoint.NewMemory()
 	if err := store.CreateTable(ctx, checkpoint.Table{Name: seedTable, Connection: "bench", Namespace: "bench",
 		Source: "events", SchemaJSON: []byte(seedSchema), TableConfigJSON: []byte(`{"tableName":"events","tableType":"OFFLINE"}`)}); err != nil {
@@ -78,7 +79,7 @@ func measureRuns(ctx context.Context, l *lake, dir string, runs int) (map[string
 	b.seeding.Store(false)
 	costs := map[string][]cost{}
 	for i := 0; i <= runs; i++ { // the first of each is a warm-up
-		if err := l.addFiles(ctx, 1); err != nil {
+		if err := l.AddFiles(ctx, 1); err != nil {
 			return nil, err
 		}
 		for _, name := range []string{cRunSync, cRunNoop} {

@@ -1,4 +1,8 @@
-package main
+// Package lake builds the Iceberg tables floe's benchmarks sync: an
+// iceberg-go table in a sqlite SQL catalog whose data files are copies of
+// one Parquet file, added many per commit, so tables of thousands of files
+// build in seconds.
+package lake
 
 import (
 	"context"
@@ -19,18 +23,26 @@ import (
 	_ "modernc.org/sqlite"
 )
 
-// lake is an iceberg-go table in a sqlite SQL catalog whose data files
-// are copies of one small Parquet file, added perBatch per commit.
-type lake struct {
+// CatalogName is the SQL catalog's name (floe's connection names it).
+const CatalogName = "bench"
+
+// Lake is an iceberg-go table (bench.events: id long, v string) in a
+// sqlite SQL catalog whose data files are copies of one Parquet file.
+type Lake struct {
+	// DB is the sqlite catalog file; Files the data files added so far.
+	DB       string
+	Files    int
 	db       *sql.DB
 	cat      *sqlcat.Catalog
 	ident    table.Identifier
 	template string // a data file written by iceberg-go
 	dataDir  string
-	files    int
+	rows     int
 }
 
-func buildLake(ctx context.Context, root string, files, perBatch int) (*lake, error) {
+// Build makes a table of files data files of rows rows each under
+// root/<files>, added perBatch per commit.
+func Build(ctx context.Context, root string, files, perBatch, rows int) (*Lake, error) {
 	dir, err := filepath.Abs(filepath.Join(root, fmt.Sprint(files)))
 	if err != nil {
 		return nil, err
@@ -43,8 +55,8 @@ func buildLake(ctx context.Context, root string, files, perBatch int) (*lake, er
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
 	db.SetMaxOpenConns(1)
-	l := &lake{db: db, ident: table.Identifier{"bench", "events"}, dataDir: filepath.Join(dir, "files")}
-	if l.cat, err = sqlcat.NewCatalog("bench", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "wh")}); err != nil {
+	l := &Lake{DB: filepath.Join(dir, "cat.db"), db: db, ident: table.Identifier{"bench", "events"}, dataDir: filepath.Join(dir, "files"), rows: rows}
+	if l.cat, err = sqlcat.NewCatalog(CatalogName, db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "wh")}); err != nil {
 		return nil, l.fail(fmt.Errorf("open catalog: %w", err))
 	}
 	if err := l.create(ctx); err != nil {
@@ -53,25 +65,26 @@ func buildLake(ctx context.Context, root string, files, perBatch int) (*lake, er
 	if err := os.MkdirAll(l.dataDir, 0o755); err != nil {
 		return nil, l.fail(err)
 	}
-	for l.files < files {
-		n := min(perBatch, files-l.files)
-		if err := l.addFiles(ctx, n); err != nil {
+	for l.Files < files {
+		n := min(perBatch, files-l.Files)
+		if err := l.AddFiles(ctx, n); err != nil {
 			return nil, l.fail(err)
 		}
 	}
 	return l, nil
 }
 
-func (l *lake) fail(err error) error {
-	l.close()
+func (l *Lake) fail(err error) error {
+	l.Close()
 	return err
 }
 
-func (l *lake) close() { l.db.Close() }
+// Close closes the catalog.
+func (l *Lake) Close() { l.db.Close() }
 
 // create makes the table with one appended file, the template every
 // other data file copies.
-func (l *lake) create(ctx context.Context) error {
+func (l *Lake) create(ctx context.Context) error {
 	if err := l.cat.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil {
 		return fmt.Errorf("create namespace: %w", err)
 	}
@@ -88,7 +101,7 @@ func (l *lake) create(ctx context.Context) error {
 	}
 	b := array.NewRecordBuilder(memory.DefaultAllocator, asc)
 	defer b.Release()
-	for i := 0; i < 100; i++ {
+	for i := 0; i < l.rows; i++ {
 		b.Field(0).(*array.Int64Builder).Append(int64(i))
 		b.Field(1).(*array.StringBuilder).Append(fmt.Sprint("v", i))
 	}
@@ -96,7 +109,7 @@ func (l *lake) create(ctx context.Context) error {
 	defer rec.Release()
 	at := array.NewTableFromRecords(asc, []arrow.RecordBatch{rec})
 	defer at.Release()
-	if tbl, err = tbl.AppendTable(ctx, at, 100, nil); err != nil {
+	if tbl, err = tbl.AppendTable(ctx, at, int64(l.rows), nil); err != nil {
 		return fmt.Errorf("append template file: %w", err)
 	}
 	tasks, err := tbl.Scan().PlanFiles(ctx)
@@ -104,21 +117,21 @@ func (l *lake) create(ctx context.Context) error {
 		return fmt.Errorf("find template file: %d tasks, %v", len(tasks), err)
 	}
 	l.template = strings.TrimPrefix(tasks[0].File.FilePath(), "file://")
-	l.files = 1
+	l.Files = 1
 	return nil
 }
 
-// addFiles copies the template n times and adds the copies in one commit.
-func (l *lake) addFiles(ctx context.Context, n int) error {
+// AddFiles copies the template n times and adds the copies in one commit.
+func (l *Lake) AddFiles(ctx context.Context, n int) error {
 	paths := make([]string, n)
 	for i := range paths {
-		p := filepath.Join(l.dataDir, fmt.Sprintf("f%06d.parquet", l.files+i))
+		p := filepath.Join(l.dataDir, fmt.Sprintf("f%06d.parquet", l.Files+i))
 		if err := copyFile(l.template, p); err != nil {
 			return err
 		}
 		paths[i] = "file://" + p
 	}
-	tbl, err := l.load(ctx)
+	tbl, err := l.Load(ctx)
 	if err != nil {
 		return err
 	}
@@ -129,11 +142,12 @@ func (l *lake) addFiles(ctx context.Context, n int) error {
 	if _, err := tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit %d files: %w", n, err)
 	}
-	l.files += n
+	l.Files += n
 	return nil
 }
 
-func (l *lake) load(ctx context.Context) (*table.Table, error) {
+// Load loads the table.
+func (l *Lake) Load(ctx context.Context) (*table.Table, error) {
 	tbl, err := l.cat.LoadTable(ctx, l.ident)
 	if err != nil {
 		return nil, fmt.Errorf("load table: %w", err)

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+)
+
+const (
+	reportBegin = "<!-- bench-runs:begin -->"
+	reportEnd   = "<!-- bench-runs:end -->"
+)
+
+const mib = 1 << 20
+
+func renderReport(o options, bf backfill, rs []scaling) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\nLast run: %s UTC, %s, %d CPUs shared with other work.\n\n", reportBegin,
+		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU())
+	fmt.Fprintf(&b, "**Backfill** (one process, `buildParallelism: 2`, `batchFiles: %d`): %d files, %d rows, %d segments "+
+		"(%.1f MiB of tarballs, the largest %.1f MiB) in %s with %d checkpoint commits. The work directory peaked at "+
+		"**%.1f MiB**, %.1f%% of the tarballs the run produced and %.0f%% of one batch's (it holds only the units being "+
+		"built: at most `buildParallelism` segments and their tarballs, whatever the table's or the batch's size).\n\n",
+		o.batchFiles, bf.files, bf.rows, bf.segments, float64(bf.segmentBytes)/mib, float64(bf.maxSegmentBytes)/mib,
+		bf.wall.Round(time.Millisecond), bf.commits, float64(bf.peakWorkBytes)/mib,
+		100*float64(bf.peakWorkBytes)/float64(max(bf.segmentBytes, 1)),
+		100*float64(bf.peakWorkBytes)/max(float64(bf.segmentBytes)*float64(o.batchFiles)/float64(max(bf.files, 1)), 1))
+	b.WriteString("**Replicas** (`floe serve` on one Redis, `buildParallelism: " + fmt.Sprint(o.parallelism) +
+		"` each, a local segment directory as the sink):\n\n| replicas | wall | units built per replica |\n|---:|---:|---|\n")
+	for _, s := range rs {
+		fmt.Fprintf(&b, "| %d | %s | %v |\n", s.replicas, s.wall.Round(time.Millisecond), s.builders)
+	}
+	if len(rs) == 2 {
+		fmt.Fprintf(&b, "\nThree replicas took **%.2f×** the wall time of one on %d CPUs.\n", rs[1].wall.Seconds()/rs[0].wall.Seconds(),
+			runtime.NumCPU())
+	}
+	fmt.Fprintf(&b, "%s\n", reportEnd)
+	return b.String()
+}
+
+// updateReport replaces the generated block of the report, or appends a
+// "Large tables" section holding it.
+func updateReport(path, block string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("read report: %w", err)
+	}
+	s := string(old)
+	i, j := strings.Index(s, reportBegin), strings.Index(s, reportEnd)
+	if i >= 0 && j > i {
+		s = s[:i] + block + s[j+len(reportEnd)+1:]
+	} else {
+		s = strings.TrimRight(s, "\n") + "\n\n## Large tables\n\n`scripts/bench-runs.sh` (`make bench-runs`).\n\n" + block
+	}
+	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+		return fmt.Errorf("write report: %w", err)
+	}
+	return nil
+}
