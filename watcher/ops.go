@@ -129,11 +129,14 @@ type State string
 
 // Table states shown by Status.
 const (
-	StateIdle     State = "IDLE"
-	StateRunning  State = "RUNNING"
-	StatePaused   State = "PAUSED"
-	StateDisabled State = "DISABLED"
-	StateError    State = "ERROR"
+	StateIdle    State = "IDLE"
+	StateRunning State = "RUNNING"
+	// StateBackfilling: a run that commits in batches is under way (Pinot
+	// already serves the files done; see Progress).
+	StateBackfilling State = "BACKFILLING"
+	StatePaused      State = "PAUSED"
+	StateDisabled    State = "DISABLED"
+	StateError       State = "ERROR"
 )
 
 // TableStatus is what the API and status page show for a table.
@@ -147,6 +150,9 @@ type TableStatus struct {
 	Error        string    `json:"error,omitempty"`
 	// Revision is the revision of the table record this replica acts on.
 	Revision int64 `json:"revision,omitempty"`
+	// Progress is the running run's progress (files of the target snapshot
+	// in Pinot, rows converted), when this replica runs the table.
+	Progress *RunProgress `json:"progress,omitempty"`
 }
 
 // Status returns the scheduling state of every table the watcher knows,
@@ -184,6 +190,12 @@ func (w *Watcher) statusLocked(name string, st *tableState) TableStatus {
 	switch {
 	case st.running:
 		s.State, s.RunningRunID = StateRunning, st.runID
+		if p, ok := w.Progress(name); ok {
+			s.Progress = &p
+			if p.Batched {
+				s.State = StateBackfilling
+			}
+		}
 	case st.err != nil:
 		s.State, s.Error = StateError, st.err.Error()
 	case Paused(st.table.TaskConfig):

@@ -308,3 +308,59 @@ func TestWatcher_RunsOfAnOutageAreRecordedLater(t *testing.T) {
 	}
 	t.Fatal("the run of the outage never reached the history")
 }
+
+// statusProbe asks the watcher for the table's status at every commit.
+type statusProbe struct {
+	checkpoint.Store
+	w    func() *watcher.Watcher
+	mu   sync.Mutex
+	seen []watcher.TableStatus
+}
+
+func (p *statusProbe) CommitCheckpointDelta(ctx context.Context, l checkpoint.Lease, d checkpoint.CheckpointDelta) error {
+	if w := p.w(); w != nil {
+		st, err := w.TableState(ctx, l.Table)
+		if err == nil {
+			p.mu.Lock()
+			p.seen = append(p.seen, st)
+			p.mu.Unlock()
+		}
+	}
+	return p.Store.CommitCheckpointDelta(ctx, l, d)
+}
+
+// A batched run shows as BACKFILLING with its progress in the status.
+func TestRun_StatusShowsBackfillProgress(t *testing.T) {
+	h := newHarness(t, map[string]string{watcher.KeySchedulePaused: "* * * * * ?"})
+	var w *watcher.Watcher
+	probe := &statusProbe{Store: h.store, w: func() *watcher.Watcher { return w }}
+	w = watcher.New(watcher.Deps{Store: probe, Loader: loader{h.lake}, Builder: h.builder, Uploader: h.up},
+		watcher.Options{Owner: "test", WorkDir: t.TempDir(), LeaseTTL: time.Minute, BatchFiles: 2, RefreshInterval: time.Hour})
+	ctx := context.Background()
+	if err := w.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close(ctx)
+	for range 5 {
+		h.lake.appendRows(3)
+	}
+	if _, err := w.Trigger(ctx, "events"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if cp, err := h.store.GetCheckpointSummary(ctx, "events"); err == nil && cp.Backfill == nil && cp.FileCount == 5 {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	probe.mu.Lock()
+	defer probe.mu.Unlock()
+	if len(probe.seen) != 3 {
+		t.Fatalf("statuses seen at %d commits, want 3", len(probe.seen))
+	}
+	first := probe.seen[0]
+	if first.State != watcher.StateBackfilling || first.Progress == nil || first.Progress.FilesTotal != 5 || first.Progress.FilesDone != 2 {
+		t.Fatalf("status at the first batch commit = %+v (progress %+v), want BACKFILLING with 2 of 5 files", first, first.Progress)
+	}
+}
