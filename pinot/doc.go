@@ -23,8 +23,9 @@
 //     other 4xx) rely on it.
 //   - P3 A replacement is one step for queries: its To segments are hidden
 //     until the end, which unserves every From segment at once. LocalDir
-//     keeps this across crashes (the end is logged before it is applied and
-//     rolled forward by the next call) and across processes (flock).
+//     keeps this across crashes and processes without locks: its table
+//     state is a series of immutable versions, and an end is one
+//     compare-and-set transition to the next (see LocalDir).
 //   - P4 Header values (Authorization) and deep-store credentials never
 //     appear in errors, even when the controller echoes them.
 package pinot

@@ -1,6 +1,7 @@
 package pinot
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -9,28 +10,48 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	mrand "math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 )
 
 // LocalDir is an Uploader that keeps each table in <root>/<table>/ with
 // the semantics of a Pinot cluster, so that tests and the demo exercise
 // the same protocol:
 //
-//	segments.json        the served segments (a sorted JSON array), swapped by rename
-//	lineage.json         replacements: open ones, and the last finished ones (so that a
-//	                     repeated end or revert is answered like Pinot answers it)
+//	state/<seq>.json     the table's state, one immutable file per version: the served
+//	                     segments (sorted) and the segment lineage (open replacements,
+//	                     and the last finished ones, so that a repeated end or revert is
+//	                     answered like Pinot answers it); seq is zero-padded to 20
+//	                     digits and the highest is current; the last 16 are kept
 //	<segment>.tar.gz     tarballs of served segments and of open replacements' To lists
 //	schema.json, tableConfig.json
-//	.lock                flock(2) held around every read-modify-write
 //
 // Several processes may share one root (replicas of floe serve on one
-// sink): every change happens under the table's lock, and files are
-// written under unique temporary names, then renamed. An end is logged in
-// lineage.json (state ENDING) before the manifest changes, and rolled
-// forward by the next call that takes the lock if the process died
-// half-way; so a crash leaves a replacement open or ended, never both.
+// sink), and nothing is ever locked: a process paused anywhere (SIGSTOP)
+// blocks no other, as a Pinot controller never waits for a client. Every
+// change is compare-and-set: it reads version N, computes the next state,
+// asks the write guard, and publishes the state by linking a fully written
+// temporary file to state/N+1, which fails when another writer published
+// N+1 first; then it starts over on the new state. A writer waking up with
+// a stale state therefore never overwrites a newer one. Each call is one
+// transition (an end unserves the From segments, serves the To segments
+// and completes its lineage entry in one version), so a crash leaves a
+// replacement open or ended, never half of each.
+//
+// Tarballs are copied in under a unique temporary name and renamed into
+// place before the transition that serves them. The tarballs of segments a
+// transition retires are removed after it, best effort, and only while the
+// state then current neither serves them nor lists them in an open To list.
+//
+// A table written by an older floe (segments.json and lineage.json, no
+// state/) is migrated by the first call that reads it: those files become
+// version 1, an end they logged but did not apply is finished, and they are
+// not read again.
 type LocalDir struct {
 	root string
 }
@@ -41,51 +62,293 @@ var _ Uploader = (*LocalDir)(nil)
 func NewLocalDir(root string) *LocalDir { return &LocalDir{root: root} }
 
 const (
-	manifestName = "segments.json"
-	lineageName  = "lineage.json"
-	lockName     = ".lock"
+	stateDirName = "state"
+	// keepVersions is how many versions of a table's state stay on disk.
+	keepVersions = 16
+	// maxAttempts bounds the compare-and-set attempts of one change.
+	maxAttempts = 100
 )
 
+// errStateContended: a change lost maxAttempts races in a row.
+var errStateContended = errors.New("other writers kept publishing first")
+
 func (d *LocalDir) tableDir(table string) string { return filepath.Join(d.root, table) }
+
+func (d *LocalDir) stateDir(table string) string {
+	return filepath.Join(d.tableDir(table), stateDirName)
+}
+
+func (d *LocalDir) versionPath(table string, seq int64) string {
+	return filepath.Join(d.stateDir(table), fmt.Sprintf("%020d.json", seq))
+}
 
 func (d *LocalDir) tarball(table, segment string) string {
 	return filepath.Join(d.tableDir(table), segment+".tar.gz")
 }
 
-// tableTx is the state of one table read under its lock.
+// stateFile is state/<seq>.json. Format: add fields, never change one.
+type stateFile struct {
+	Served  []string      `json:"served"`
+	Lineage *localLineage `json:"lineage"`
+}
+
+// tableTx is one version of a table's state as read. A change edits this
+// private copy and publishes it as the next version.
 type tableTx struct {
 	d       *LocalDir
 	table   string
+	seq     int64  // the version read; 0 when there is none yet
+	raw     []byte // its encoding (nil for none)
 	served  []string
 	lineage *localLineage
 }
 
-// withTable runs fn under the table's lock with its manifest and lineage
-// loaded and any interrupted end rolled forward. ErrTableMissing when the
-// table directory does not exist.
-func (d *LocalDir) withTable(table string, fn func(tx *tableTx) error) error {
+// load reads the current version of the table's state. ErrTableMissing
+// when the table directory does not exist.
+func (d *LocalDir) load(table string) (*tableTx, error) {
 	if _, err := os.Stat(d.tableDir(table)); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("table %s: %w", table, ErrTableMissing)
+			return nil, fmt.Errorf("table %s: %w", table, ErrTableMissing)
 		}
-		return fmt.Errorf("table %s: %w", table, err)
+		return nil, fmt.Errorf("table %s: %w", table, err)
 	}
-	lock, err := lockFile(filepath.Join(d.tableDir(table), lockName))
+	for range maxAttempts {
+		seqs, err := d.versions(table)
+		if err != nil {
+			return nil, err
+		}
+		if len(seqs) == 0 {
+			tx, retired, legacy, err := d.legacyState(table)
+			if err != nil || !legacy {
+				return tx, err
+			}
+			// Migration is no write a caller asked for: it changes
+			// nothing served, so it asks no guard.
+			if _, err := d.publish(tx); err != nil {
+				return nil, err
+			}
+			d.removeRetired(table, retired)
+			continue
+		}
+		seq := seqs[len(seqs)-1]
+		raw, err := os.ReadFile(d.versionPath(table, seq))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // pruned since listed: newer versions exist
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read state of %s: %w", table, err)
+		}
+		var f stateFile
+		if err := json.Unmarshal(raw, &f); err != nil {
+			return nil, fmt.Errorf("read state of %s (version %d): %w", table, seq, err)
+		}
+		return newTx(d, table, seq, raw, f.Served, f.Lineage), nil
+	}
+	return nil, fmt.Errorf("read state of %s: %w", table, errStateContended)
+}
+
+func newTx(d *LocalDir, table string, seq int64, raw []byte, served []string, l *localLineage) *tableTx {
+	if l == nil {
+		l = &localLineage{}
+	}
+	if l.Entries == nil {
+		l.Entries = map[string]*localLineageEntry{}
+	}
+	return &tableTx{d: d, table: table, seq: seq, raw: raw, served: served, lineage: l}
+}
+
+// versions lists the table's state versions on disk, ascending.
+func (d *LocalDir) versions(table string) ([]int64, error) {
+	entries, err := os.ReadDir(d.stateDir(table))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list state of %s: %w", table, err)
+	}
+	var seqs []int64
+	for _, e := range entries {
+		digits, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok || len(digits) != 20 {
+			continue // a temporary file
+		}
+		if seq, err := strconv.ParseInt(digits, 10, 64); err == nil {
+			seqs = append(seqs, seq)
+		}
+	}
+	slices.Sort(seqs)
+	return seqs, nil
+}
+
+// withTable runs fn on the table's current state (read only).
+// ErrTableMissing when the table directory does not exist.
+func (d *LocalDir) withTable(table string, fn func(tx *tableTx) error) error {
+	tx, err := d.load(table)
 	if err != nil {
 		return err
 	}
-	defer lock.unlock()
-	tx := &tableTx{d: d, table: table}
-	if tx.served, err = d.readManifest(table); err != nil {
-		return err
-	}
-	if tx.lineage, err = d.readLineage(table); err != nil {
-		return err
-	}
-	if err := tx.rollForward(); err != nil {
-		return err
-	}
 	return fn(tx)
+}
+
+// update makes one change to the table's state: it loads the current
+// version, lets fn edit it, asks the guard about the Write fn returns, and
+// publishes the result as the next version; when another writer published
+// that version first, it starts over (fn runs again on the new state, the
+// guard is asked again). fn returns a nil Write when there is nothing to
+// change. Nothing is held between the steps. It returns the state
+// published, or the state read when fn changed nothing.
+func (d *LocalDir) update(ctx context.Context, table string, fn func(tx *tableTx) (*Write, error)) (*tableTx, error) {
+	for attempt := range maxAttempts {
+		if attempt > 0 {
+			if err := backoff(ctx, attempt); err != nil {
+				return nil, err
+			}
+		}
+		tx, err := d.load(table)
+		if err != nil {
+			return nil, err
+		}
+		w, err := fn(tx)
+		if err != nil {
+			return nil, err
+		}
+		if w == nil {
+			return tx, nil
+		}
+		if err := CheckGuard(ctx, *w); err != nil {
+			return nil, err
+		}
+		won, err := d.publish(tx)
+		if err != nil {
+			return nil, err
+		}
+		if won {
+			return tx, nil
+		}
+	}
+	return nil, fmt.Errorf("update state of %s: gave up after %d attempts: %w", table, maxAttempts, errStateContended)
+}
+
+// backoff sleeps a random time, longer after more lost races.
+func backoff(ctx context.Context, attempt int) error {
+	t := time.NewTimer(mrand.N(time.Millisecond << min(attempt, 5)))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// publish writes tx as the version after the one it was read from and
+// reports whether it became that version. False when another writer
+// published it first; also when the version number had been used and
+// pruned (only a writer paused while keepVersions newer versions were
+// published meets this): the link then succeeds, but the version is older
+// than the current one, so it is removed and does not count.
+func (d *LocalDir) publish(tx *tableTx) (bool, error) {
+	b, err := tx.encode()
+	if err != nil {
+		return false, err
+	}
+	if bytes.Equal(b, tx.raw) {
+		return true, nil // nothing changed
+	}
+	if err := os.Mkdir(d.stateDir(tx.table), 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return false, fmt.Errorf("publish state of %s: %w", tx.table, err)
+	}
+	next := tx.seq + 1
+	path := d.versionPath(tx.table, next)
+	tmp := tempName(path)
+	defer os.Remove(tmp)
+	if err := os.WriteFile(tmp, b, 0o644); err != nil {
+		return false, fmt.Errorf("publish state of %s: %w", tx.table, err)
+	}
+	if err := os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+		return false, nil
+	} else if err != nil {
+		return false, fmt.Errorf("publish state of %s: %w", tx.table, err)
+	}
+	seqs, err := d.versions(tx.table)
+	if err != nil {
+		return false, fmt.Errorf("publish state of %s (version %d): %w", tx.table, next, err)
+	}
+	latest := next
+	if len(seqs) > 0 {
+		latest = max(latest, seqs[len(seqs)-1])
+	}
+	if latest-next >= keepVersions {
+		os.Remove(path)
+		return false, nil
+	}
+	for _, s := range seqs {
+		if latest-s < keepVersions {
+			break
+		}
+		os.Remove(d.versionPath(tx.table, s)) // best effort; another writer may prune it too
+	}
+	tx.seq, tx.raw = next, b
+	return true, nil
+}
+
+// encode normalizes tx (served sorted without duplicates, the oldest
+// finished lineage entries pruned) and returns its state file.
+func (tx *tableTx) encode() ([]byte, error) {
+	slices.Sort(tx.served)
+	tx.served = nonNil(slices.Compact(tx.served))
+	tx.lineage.pruneFinished()
+	b, err := json.MarshalIndent(stateFile{Served: tx.served, Lineage: tx.lineage}, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode state of %s: %w", tx.table, err)
+	}
+	return append(b, '\n'), nil
+}
+
+// kept returns the segments whose tarballs must stay: served ones and the
+// To segments of open replacements.
+func (tx *tableTx) kept() map[string]bool {
+	keep := tx.lineage.openTo()
+	for _, s := range tx.served {
+		keep[s] = true
+	}
+	return keep
+}
+
+// removeRetired removes, best effort, the tarballs of names that the
+// current state does not keep. Each is first moved aside; then the state is
+// read again, and a tarball that a writer meanwhile served again (an upload
+// of the same name) is put back unless a newer one is already in place.
+func (d *LocalDir) removeRetired(table string, names []string) {
+	if len(names) == 0 {
+		return
+	}
+	tx, err := d.load(table)
+	if err != nil {
+		return
+	}
+	keep := tx.kept()
+	aside := map[string]string{}
+	for _, name := range names {
+		p := d.tarball(table, name)
+		if keep[name] || aside[name] != "" {
+			continue
+		}
+		tmp := tempName(p)
+		if os.Rename(p, tmp) == nil {
+			aside[name] = tmp
+		}
+	}
+	if len(aside) == 0 {
+		return
+	}
+	tx, err = d.load(table)
+	for name, tmp := range aside {
+		if err != nil || tx.kept()[name] {
+			_ = os.Link(tmp, d.tarball(table, name))
+		}
+		os.Remove(tmp)
+	}
 }
 
 // EnsureTable writes schema.json, and tableConfig.json when the table has
@@ -98,37 +361,31 @@ func (d *LocalDir) EnsureTable(ctx context.Context, schema *Schema, table *Table
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create table dir %s: %w", dir, err)
 	}
-	return d.withTable(table.TableName, func(tx *tableTx) error {
-		if err := writeJSONFile(filepath.Join(dir, "schema.json"), schema); err != nil {
-			return err
-		}
-		cfgPath := filepath.Join(dir, "tableConfig.json")
-		if _, err := os.Stat(cfgPath); err == nil {
-			return nil
-		}
-		if err := CheckGuard(ctx, Write{Op: OpCreateTable, Table: table.TableName}); err != nil {
-			return err
-		}
-		return writeJSONFile(cfgPath, table)
-	})
+	if err := writeJSONFile(filepath.Join(dir, "schema.json"), schema, true); err != nil {
+		return err
+	}
+	cfgPath := filepath.Join(dir, "tableConfig.json")
+	if fileExists(cfgPath) {
+		return nil
+	}
+	if err := CheckGuard(ctx, Write{Op: OpCreateTable, Table: table.TableName}); err != nil {
+		return err
+	}
+	return writeJSONFile(cfgPath, table, false)
 }
 
-// ListSegments reads the table's manifest.
+// ListSegments reads the table's served segments.
 func (d *LocalDir) ListSegments(_ context.Context, table string) ([]string, error) {
-	var names []string
-	err := d.withTable(table, func(tx *tableTx) error {
-		names = slices.Clone(tx.served)
-		return nil
-	})
+	tx, err := d.load(table)
 	if err != nil {
 		return nil, fmt.Errorf("list segments of %s: %w", table, err)
 	}
-	return names, nil
+	return tx.served, nil
 }
 
-// Upload copies the tarball in under a temporary name, then, under the
-// lock, renames it into place and serves it unless an open replacement
-// lists it in its To list.
+// Upload copies the tarball in under a temporary name, renames it into
+// place, and serves it unless an open replacement lists it in its To list.
+// The guard is asked before the rename and before every publish.
 func (d *LocalDir) Upload(ctx context.Context, table string, seg Segment) error {
 	if _, err := os.Stat(d.tableDir(table)); err != nil {
 		return fmt.Errorf("upload segment %s: table %s: %w", seg.Name, table, ErrTableMissing)
@@ -138,21 +395,61 @@ func (d *LocalDir) Upload(ctx context.Context, table string, seg Segment) error 
 		return fmt.Errorf("upload segment %s of %s: %w", seg.Name, table, err)
 	}
 	defer os.Remove(tmp) // gone after the rename; removes a leftover on error
-	return d.withTable(table, func(tx *tableTx) error {
+	w := Write{Op: OpUpload, Table: table, Segments: []string{seg.Name}}
+	placed := false
+	_, err = d.update(ctx, table, func(tx *tableTx) (*Write, error) {
 		if id := tx.lineage.reverted(seg.Name); id != "" {
-			return fmt.Errorf("upload segment %s of %s (reverted replacement %s): %w", seg.Name, table, id, ErrSegmentNameReverted)
+			return nil, fmt.Errorf("upload segment %s of %s (reverted replacement %s): %w", seg.Name, table, id, ErrSegmentNameReverted)
 		}
-		if err := CheckGuard(ctx, Write{Op: OpUpload, Table: table, Segments: []string{seg.Name}}); err != nil {
-			return err
+		if !placed {
+			if err := d.place(ctx, w, tmp, table, seg.Name); err != nil {
+				return nil, err
+			}
+			placed = true
 		}
-		if err := os.Rename(tmp, d.tarball(table, seg.Name)); err != nil {
-			return fmt.Errorf("upload segment %s of %s: %w", seg.Name, table, err)
+		if tx.kept()[seg.Name] {
+			return nil, nil
 		}
-		if tx.lineage.openTo()[seg.Name] || slices.Contains(tx.served, seg.Name) {
-			return nil
-		}
-		return tx.saveServed(append(slices.Clone(tx.served), seg.Name))
+		tx.served = append(tx.served, seg.Name)
+		return &w, nil
 	})
+	if err != nil {
+		if placed {
+			d.removeRetired(table, []string{seg.Name})
+		}
+		return err
+	}
+	return d.keepPlaced(ctx, w, table, seg)
+}
+
+// place asks the guard, then renames the temporary tarball into place.
+func (d *LocalDir) place(ctx context.Context, w Write, tmp, table, segment string) error {
+	if err := CheckGuard(ctx, w); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, d.tarball(table, segment)); err != nil {
+		return fmt.Errorf("upload segment %s of %s: %w", segment, table, err)
+	}
+	return nil
+}
+
+// keepPlaced copies the tarball in again when a concurrent removal of the
+// same name (moved aside by removeRetired on an older state) took it,
+// while the current state keeps the segment.
+func (d *LocalDir) keepPlaced(ctx context.Context, w Write, table string, seg Segment) error {
+	if fileExists(d.tarball(table, seg.Name)) {
+		return nil
+	}
+	tx, err := d.load(table)
+	if err != nil || !tx.kept()[seg.Name] {
+		return err
+	}
+	tmp, err := copyToTemp(seg.TarPath, d.tarball(table, seg.Name))
+	if err != nil {
+		return fmt.Errorf("upload segment %s of %s: %w", seg.Name, table, err)
+	}
+	defer os.Remove(tmp)
+	return d.place(ctx, w, tmp, table, seg.Name)
 }
 
 // DeleteSegments unserves names and removes their tarballs.
@@ -160,82 +457,48 @@ func (d *LocalDir) DeleteSegments(ctx context.Context, table string, names []str
 	if len(names) == 0 {
 		return nil
 	}
-	return d.withTable(table, func(tx *tableTx) error {
-		w := Write{Op: OpDeleteSegments, Table: table, Segments: names, Destructive: true}
-		if err := CheckGuard(ctx, w); err != nil {
-			return err
-		}
-		next := slices.DeleteFunc(slices.Clone(tx.served), func(s string) bool { return slices.Contains(names, s) })
-		if err := tx.saveServed(next); err != nil {
-			return err
-		}
-		return tx.removeUnreferenced(names)
+	_, err := d.update(ctx, table, func(tx *tableTx) (*Write, error) {
+		tx.served = slices.DeleteFunc(tx.served, func(s string) bool { return slices.Contains(names, s) })
+		return &Write{Op: OpDeleteSegments, Table: table, Segments: names, Destructive: true}, nil
 	})
-}
-
-// saveServed writes the manifest (sorted, no duplicates).
-func (tx *tableTx) saveServed(names []string) error {
-	slices.Sort(names)
-	names = slices.Compact(names)
-	if names == nil {
-		names = []string{}
-	}
-	if err := writeJSONFile(filepath.Join(tx.d.tableDir(tx.table), manifestName), names); err != nil {
-		return err
-	}
-	tx.served = names
-	return nil
-}
-
-// removeUnreferenced removes the tarballs of names that are neither served
-// nor in an open replacement's To list.
-func (tx *tableTx) removeUnreferenced(names []string) error {
-	open := tx.lineage.openTo()
-	for _, name := range names {
-		if slices.Contains(tx.served, name) || open[name] {
-			continue
-		}
-		if err := os.Remove(tx.d.tarball(tx.table, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("remove segment %s of %s: %w", name, tx.table, err)
-		}
-	}
-	return nil
-}
-
-func (d *LocalDir) readManifest(table string) ([]string, error) {
-	var names []string
-	if err := readJSONFile(filepath.Join(d.tableDir(table), manifestName), &names); err != nil {
-		return nil, fmt.Errorf("read manifest of %s: %w", table, err)
-	}
-	return names, nil
-}
-
-// readJSONFile decodes path into v; a missing file leaves v alone.
-func readJSONFile(path string, v any) error {
-	raw, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
 	if err != nil {
 		return err
 	}
-	return json.Unmarshal(raw, v)
+	d.removeRetired(table, names)
+	return nil
+}
+
+// readJSONFile decodes path into v and reports whether it exists.
+func readJSONFile(path string, v any) (bool, error) {
+	raw, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, json.Unmarshal(raw, v)
 }
 
 // writeJSONFile writes v as indented JSON through a uniquely named temp
-// file and a rename.
-func writeJSONFile(path string, v any) error {
+// file, then renames it over path (replace) or links it to path, keeping
+// an existing file.
+func writeJSONFile(path string, v any, replace bool) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
 	tmp := tempName(path)
+	defer os.Remove(tmp)
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if replace {
+		err = os.Rename(tmp, path)
+	} else if err = os.Link(tmp, path); errors.Is(err, fs.ErrExist) {
+		err = nil
+	}
+	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil

@@ -10,7 +10,8 @@ import (
 	"github.com/google/uuid"
 )
 
-// localLineage is lineage.json: LocalDir's segment lineage.
+// localLineage is LocalDir's segment lineage, part of each state version.
+// Format: add fields, never change one.
 type localLineage struct {
 	Next    int64                         `json:"next"`
 	Entries map[string]*localLineageEntry `json:"entries"`
@@ -19,25 +20,47 @@ type localLineage struct {
 type localLineageEntry struct {
 	From  []string `json:"segmentsFrom"`
 	To    []string `json:"segmentsTo"`
-	State string   `json:"state"` // IN_PROGRESS, ENDING, COMPLETED or REVERTED
+	State string   `json:"state"` // IN_PROGRESS, COMPLETED or REVERTED (ENDING only in legacy files)
 	Seq   int64    `json:"seq"`
 }
 
-// lineageEnding marks an end logged but not yet applied to the manifest.
+// lineageEnding marks, in a legacy lineage.json, an end logged but not yet
+// applied to segments.json; migration finishes it. No state version holds
+// it: an end is one transition now.
 const lineageEnding = "ENDING"
 
-// keepFinished is how many ended or reverted entries lineage.json keeps.
+// keepFinished is how many ended or reverted entries the lineage keeps.
 const keepFinished = 64
 
-func (d *LocalDir) readLineage(table string) (*localLineage, error) {
-	l := &localLineage{Entries: map[string]*localLineageEntry{}}
-	if err := readJSONFile(filepath.Join(d.tableDir(table), lineageName), l); err != nil {
-		return nil, fmt.Errorf("read segment lineage of %s: %w", table, err)
+// The files of a table written by floe before state/ existed.
+const (
+	legacyManifestName = "segments.json"
+	legacyLineageName  = "lineage.json"
+)
+
+// legacyState reads a table that has no state version yet: empty, or, when
+// legacy is true, its segments.json and lineage.json, with every end they
+// logged but did not apply finished; retired are those ends' From segments.
+func (d *LocalDir) legacyState(table string) (tx *tableTx, retired []string, legacy bool, err error) {
+	var served []string
+	l := &localLineage{}
+	dir := d.tableDir(table)
+	okServed, err := readJSONFile(filepath.Join(dir, legacyManifestName), &served)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("read manifest of %s: %w", table, err)
 	}
-	if l.Entries == nil {
-		l.Entries = map[string]*localLineageEntry{}
+	okLineage, err := readJSONFile(filepath.Join(dir, legacyLineageName), l)
+	if err != nil {
+		return nil, nil, false, fmt.Errorf("read segment lineage of %s: %w", table, err)
 	}
-	return l, nil
+	tx = newTx(d, table, 0, nil, served, l)
+	for _, e := range tx.lineage.Entries {
+		if e.State == lineageEnding {
+			tx.end(e)
+			retired = append(retired, e.From...)
+		}
+	}
+	return tx, retired, okServed || okLineage, nil
 }
 
 // openTo returns the To segments of open replacements.
@@ -63,49 +86,32 @@ func (l *localLineage) reverted(segment string) string {
 	return ""
 }
 
-// saveLineage prunes the oldest finished entries and writes lineage.json.
-func (tx *tableTx) saveLineage() error {
+// pruneFinished drops the oldest ended or reverted entries beyond
+// keepFinished.
+func (l *localLineage) pruneFinished() {
 	var finished []string
-	for id, e := range tx.lineage.Entries {
+	for id, e := range l.Entries {
 		if e.State == lineageCompleted || e.State == lineageReverted {
 			finished = append(finished, id)
 		}
 	}
-	if len(finished) > keepFinished {
-		sort.Slice(finished, func(i, j int) bool {
-			return tx.lineage.Entries[finished[i]].Seq < tx.lineage.Entries[finished[j]].Seq
-		})
-		for _, id := range finished[:len(finished)-keepFinished] {
-			delete(tx.lineage.Entries, id)
-		}
+	if len(finished) <= keepFinished {
+		return
 	}
-	return writeJSONFile(filepath.Join(tx.d.tableDir(tx.table), lineageName), tx.lineage)
+	sort.Slice(finished, func(i, j int) bool {
+		return l.Entries[finished[i]].Seq < l.Entries[finished[j]].Seq
+	})
+	for _, id := range finished[:len(finished)-keepFinished] {
+		delete(l.Entries, id)
+	}
 }
 
-// rollForward finishes ends that a dead process logged but did not apply.
-func (tx *tableTx) rollForward() error {
-	for _, e := range tx.lineage.Entries {
-		if e.State == lineageEnding {
-			if err := tx.applyEnd(e); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// applyEnd swaps an ENDING entry's segments in the manifest, marks it
-// COMPLETED and removes the From tarballs. Repeating it is harmless.
-func (tx *tableTx) applyEnd(e *localLineageEntry) error {
-	next := slices.DeleteFunc(slices.Clone(tx.served), func(s string) bool { return slices.Contains(e.From, s) })
-	if err := tx.saveServed(append(next, e.To...)); err != nil {
-		return err
-	}
+// end applies an end to tx: e's From segments unserved, its To segments
+// served, e completed.
+func (tx *tableTx) end(e *localLineageEntry) {
+	tx.served = slices.DeleteFunc(tx.served, func(s string) bool { return slices.Contains(e.From, s) })
+	tx.served = append(tx.served, e.To...)
 	e.State = lineageCompleted
-	if err := tx.saveLineage(); err != nil {
-		return err
-	}
-	return tx.removeUnreferenced(e.From)
 }
 
 // StartReplace checks the request as a controller does (every From
@@ -117,36 +123,31 @@ func (d *LocalDir) StartReplace(ctx context.Context, table string, from, to []st
 		return "", fmt.Errorf("start replace segments of %s: nothing to replace", table)
 	}
 	var id string
-	err := d.withTable(table, func(tx *tableTx) error {
+	var dropped []string
+	_, err := d.update(ctx, table, func(tx *tableTx) (*Write, error) {
 		for _, s := range from {
 			if !slices.Contains(tx.served, s) {
-				return fmt.Errorf("start replace segments of %s: segment %s to replace is not served", table, s)
+				return nil, fmt.Errorf("start replace segments of %s: segment %s to replace is not served", table, s)
 			}
 		}
 		for _, s := range to {
 			if slices.Contains(tx.served, s) {
-				return fmt.Errorf("start replace segments of %s: new segment %s is already served", table, s)
+				return nil, fmt.Errorf("start replace segments of %s: new segment %s is already served", table, s)
 			}
 			if id := tx.lineage.reverted(s); id != "" {
-				return fmt.Errorf("start replace segments of %s: segment %s (reverted replacement %s): %w", table, s, id, ErrSegmentNameReverted)
+				return nil, fmt.Errorf("start replace segments of %s: segment %s (reverted replacement %s): %w", table, s, id, ErrSegmentNameReverted)
 			}
 		}
-		w := Write{Op: OpStartReplace, Table: table, Segments: append(slices.Clone(from), to...), Destructive: true}
-		if err := CheckGuard(ctx, w); err != nil {
-			return err
-		}
-		dropped := tx.revertOverlapping(from, to)
+		dropped = tx.revertOverlapping(from, to)
 		id = uuid.NewString()
 		tx.lineage.Next++
 		tx.lineage.Entries[id] = &localLineageEntry{From: nonNil(from), To: nonNil(to), State: lineageInProgress, Seq: tx.lineage.Next}
-		if err := tx.saveLineage(); err != nil {
-			return err
-		}
-		return tx.removeUnreferenced(dropped)
+		return &Write{Op: OpStartReplace, Table: table, Segments: append(slices.Clone(from), to...), Destructive: true}, nil
 	})
 	if err != nil {
 		return "", err
 	}
+	d.removeRetired(table, dropped)
 	return id, nil
 }
 
@@ -179,52 +180,59 @@ func overlaps(a, b []string) bool {
 	return false
 }
 
-// EndReplace logs the end, swaps the manifest and removes the From
-// tarballs. Every To segment must have been uploaded.
+// EndReplace serves the To segments, unserves the From segments and
+// completes the entry in one transition, then removes the From tarballs.
+// Every To segment must have been uploaded.
 func (d *LocalDir) EndReplace(ctx context.Context, table, id string) error {
-	return d.withTable(table, func(tx *tableTx) error {
+	var from []string
+	_, err := d.update(ctx, table, func(tx *tableTx) (*Write, error) {
 		e := tx.lineage.Entries[id]
 		switch {
 		case e == nil || e.State == lineageReverted:
-			return fmt.Errorf("end replace segments of %s (entry %s): %w", table, id, ErrReplaceAborted)
+			return nil, fmt.Errorf("end replace segments of %s (entry %s): %w", table, id, ErrReplaceAborted)
 		case e.State == lineageCompleted:
-			return nil
+			from = e.From // ended before: finish a removal a crash cut short
+			return nil, nil
 		}
 		for _, s := range e.To {
 			if !fileExists(d.tarball(table, s)) {
-				return fmt.Errorf("end replace segments of %s: new segment %s was not uploaded", table, s)
+				return nil, fmt.Errorf("end replace segments of %s: new segment %s was not uploaded", table, s)
 			}
 		}
-		if err := CheckGuard(ctx, Write{Op: OpEndReplace, Table: table, Destructive: true}); err != nil {
-			return err
-		}
-		e.State = lineageEnding
-		if err := tx.saveLineage(); err != nil {
-			return err
-		}
-		return tx.applyEnd(e)
+		tx.end(e)
+		from = e.From
+		return &Write{Op: OpEndReplace, Table: table, Destructive: true}, nil
 	})
+	if err != nil {
+		return err
+	}
+	d.removeRetired(table, from)
+	return nil
 }
 
 // RevertReplace marks an open replacement reverted and removes its To
 // tarballs.
 func (d *LocalDir) RevertReplace(ctx context.Context, table, id string) error {
-	return d.withTable(table, func(tx *tableTx) error {
+	var to []string
+	_, err := d.update(ctx, table, func(tx *tableTx) (*Write, error) {
+		to = nil
 		e := tx.lineage.Entries[id]
 		switch {
 		case e == nil:
-			return nil
+			return nil, nil
 		case e.State == lineageCompleted:
-			return fmt.Errorf("revert replace segments of %s (entry %s): %w", table, id, ErrReplaceEnded)
-		case e.State == lineageInProgress:
-			if err := CheckGuard(ctx, Write{Op: OpRevertReplace, Table: table, Destructive: true}); err != nil {
-				return err
-			}
-			e.State = lineageReverted
-			if err := tx.saveLineage(); err != nil {
-				return err
-			}
+			return nil, fmt.Errorf("revert replace segments of %s (entry %s): %w", table, id, ErrReplaceEnded)
 		}
-		return tx.removeUnreferenced(e.To)
+		to = e.To
+		if e.State != lineageInProgress {
+			return nil, nil // reverted before
+		}
+		e.State = lineageReverted
+		return &Write{Op: OpRevertReplace, Table: table, Destructive: true}, nil
 	})
+	if err != nil {
+		return err
+	}
+	d.removeRetired(table, to)
+	return nil
 }

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/pinot"
 )
@@ -174,8 +175,9 @@ func TestLocalDir_StartTakesOverOpenReplacement(t *testing.T) {
 	wantServed(t, d, "x")
 }
 
-// P3: an end logged but not applied (the process died between lineage.json
-// and segments.json) is finished by the next call.
+// A table written before state/ existed is migrated by the first call: an
+// end its lineage.json logged but did not apply to segments.json (the
+// process died in between) is finished, its From tarballs removed.
 func TestLocalDir_RollsForwardInterruptedEnd(t *testing.T) {
 	d, root := newLocalDir(t)
 	dir := filepath.Join(root, "t")
@@ -235,12 +237,82 @@ func TestLocalDir_GuardRefusalChangesNothing(t *testing.T) {
 	}
 }
 
+// P3: a change is compare-and-set on the table's state. A writer that read
+// version N and is then paused (here inside the guard, which is asked after
+// the read) while another replica publishes newer versions does not
+// overwrite them: its publish fails and it starts over on the new state,
+// asking the guard again. It holds nothing while paused, so the other
+// replica is not blocked. With 21 newer versions, the version number the
+// paused writer links was used and pruned meanwhile: it must lose all the
+// same.
+func TestLocalDir_PausedWriterRetriesOnNewerState(t *testing.T) {
+	for _, uploads := range []int{1, 20} {
+		t.Run(fmt.Sprintf("%d uploads meanwhile", uploads), func(t *testing.T) {
+			ctx := context.Background()
+			d, root := newLocalDir(t)
+			for _, s := range []string{"a", "b"} {
+				if err := d.Upload(ctx, "t", tarFile(t, s)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var segs []pinot.Segment
+			for i := range uploads {
+				segs = append(segs, tarFile(t, fmt.Sprintf("n%02d", i)))
+			}
+			other := pinot.NewLocalDir(root) // another replica on the same sink
+			asked := 0
+			pause := func(context.Context, pinot.Write) error {
+				if asked++; asked > 1 {
+					return nil
+				}
+				done := make(chan error, 1)
+				go func() {
+					for _, s := range segs {
+						if err := other.Upload(ctx, "t", s); err != nil {
+							done <- err
+							return
+						}
+					}
+					_, err := other.StartReplace(ctx, "t", []string{"b"}, []string{"r"})
+					done <- err
+				}()
+				select {
+				case err := <-done:
+					return err
+				case <-time.After(30 * time.Second):
+					return errors.New("the other replica is blocked by the paused writer")
+				}
+			}
+			if err := d.DeleteSegments(pinot.WithGuard(ctx, pause), "t", []string{"a"}); err != nil {
+				t.Fatal(err)
+			}
+			if asked != 2 {
+				t.Fatalf("guard asked %d times, want 2: the lost attempt and the retry", asked)
+			}
+			want := []string{"b"}
+			for _, s := range segs {
+				want = append(want, s.Name)
+			}
+			wantServed(t, d, want...)
+			if got := tarballs(t, root); strings.Join(got, ",") != strings.Join(want, ",") {
+				t.Fatalf("tarballs %v, want %v", got, want)
+			}
+			if l, err := d.SegmentLineage(ctx, "t"); err != nil || !l.Open["r"] {
+				t.Fatalf("the other replica's open replacement is lost: %+v %v", l, err)
+			}
+			if v, _ := filepath.Glob(filepath.Join(root, "t", "state", "*.json")); len(v) > 16 {
+				t.Fatalf("%d state versions kept, want at most 16", len(v))
+			}
+		})
+	}
+}
+
 // snapshotDir describes every file under root (name and content).
 func snapshotDir(t *testing.T, root string) string {
 	t.Helper()
 	var b strings.Builder
 	filepath.WalkDir(root, func(p string, e os.DirEntry, err error) error {
-		if err != nil || e.IsDir() || e.Name() == ".lock" {
+		if err != nil || e.IsDir() {
 			return err
 		}
 		body, _ := os.ReadFile(p)

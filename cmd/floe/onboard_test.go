@@ -2,16 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
 )
 
 func postJSON(t *testing.T, url, body string) (int, string) {
@@ -61,8 +62,9 @@ func TestDemo_OnboardsTableThroughAPI(t *testing.T) {
 			if v.LastRun.Status != checkpoint.RunCompleted || v.LastRun.Rows < 200 || v.Checkpoint == nil {
 				t.Fatalf("first run of the onboarded table: %+v", v.LastRun)
 			}
-			if _, err := os.Stat(filepath.Join(dir, "segments", "events_copy", "segments.json")); err != nil {
-				t.Fatalf("no segments pushed: %v", err)
+			names, err := pinot.NewLocalDir(filepath.Join(dir, "segments")).ListSegments(context.Background(), "events_copy")
+			if err != nil || len(names) == 0 {
+				t.Fatalf("no segments pushed: %v %v", names, err)
 			}
 			return
 		}

@@ -11,7 +11,6 @@ import (
 	"maps"
 	"math"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"time"
@@ -59,18 +58,15 @@ func (c *cluster) waitConverged(table string, timeout time.Duration) checkpoint.
 	return last
 }
 
-// manifest reads the sink's list of served segments of the table.
+// manifest reads the sink's list of served segments of the table (none
+// when the sink has no such table yet).
 func (c *cluster) manifest(table string) []string {
-	raw, err := os.ReadFile(filepath.Join(c.sink, table, "segments.json"))
-	if errors.Is(err, fs.ErrNotExist) {
+	names, err := pinot.NewLocalDir(c.sink).ListSegments(context.Background(), table)
+	if errors.Is(err, pinot.ErrTableMissing) {
 		return nil
 	}
 	if err != nil {
 		c.t.Fatalf("read sink manifest: %v", err)
-	}
-	var names []string
-	if err := json.Unmarshal(raw, &names); err != nil {
-		c.t.Fatalf("decode sink manifest: %v", err)
 	}
 	slices.Sort(names)
 	return names
