@@ -70,7 +70,8 @@ func (c *Controller) SegmentLineage(ctx context.Context, table string) (Lineage,
 	}), nil
 }
 
-// SegmentLineage reads lineage.json (empty when the table does not exist).
+// SegmentLineage reads the table's current state (empty when the table does
+// not exist).
 func (d *LocalDir) SegmentLineage(_ context.Context, table string) (Lineage, error) {
 	var l Lineage
 	err := d.withTable(table, func(tx *tableTx) error {
