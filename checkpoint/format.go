@@ -89,6 +89,7 @@ func (h checkpointHeader) checkpoint(files map[string]FileState) Checkpoint {
 		CommittedAt:        h.CommittedAt,
 		LeaseToken:         h.LeaseToken,
 		Backfill:           h.Backfill,
+		Rows:               h.Rows,
 	}
 }
 

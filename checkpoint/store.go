@@ -159,6 +159,9 @@ type Checkpoint struct {
 	// through: Files already holds the batches it committed (Pinot serves
 	// them) while SnapshotID is still the last snapshot fully reflected.
 	Backfill *Backfill `json:"backfill,omitempty"`
+	// Rows is the sum of the files' rows: what Pinot serves for the table
+	// (kept by the committing run, so summaries need not read the files).
+	Rows int64 `json:"rows,omitempty"`
 }
 
 // Backfill is the progress of a run that commits in batches.
@@ -196,6 +199,7 @@ type CheckpointSummary struct {
 	CommittedAt      time.Time `json:"committedAt"`
 	LeaseToken       int64     `json:"leaseToken"`
 	Backfill         *Backfill `json:"backfill,omitempty"`
+	Rows             int64     `json:"rows,omitempty"`
 }
 
 // Summary returns cp without its file map.
@@ -211,6 +215,7 @@ func (cp Checkpoint) Summary() CheckpointSummary {
 		CommittedAt:      cp.CommittedAt,
 		LeaseToken:       cp.LeaseToken,
 		Backfill:         cp.Backfill,
+		Rows:             cp.Rows,
 	}
 }
 

@@ -59,6 +59,7 @@ func (r *runner) header(t target, progress *checkpoint.Backfill) checkpoint.Chec
 // commitDelta commits a change under the run's lease (I1: only after Pinot
 // acknowledged every segment it names) and moves the run's base to it.
 func (r *runner) commitDelta(ctx context.Context, d checkpoint.CheckpointDelta) error {
+	d.Header.Rows = rowsAfter(r.cp, d)
 	if err := r.w.deps.Store.CommitCheckpointDelta(ctx, r.keeper.current(), d); err != nil {
 		return fmt.Errorf("commit checkpoint at snapshot %d: %w", d.Header.SnapshotID, err)
 	}
@@ -75,6 +76,20 @@ func (r *runner) commitDelta(ctx context.Context, d checkpoint.CheckpointDelta) 
 	r.cp = d.Header
 	r.cp.Files, r.cp.LeaseToken, r.cp.CommittedAt = files, cur.LeaseToken, cur.CommittedAt
 	return nil
+}
+
+// rowsAfter is the checkpoint's row total once d applies to cp.
+func rowsAfter(cp checkpoint.Checkpoint, d checkpoint.CheckpointDelta) int64 {
+	rows := cp.Rows
+	for _, p := range d.Delete {
+		if _, set := d.Set[p]; !set {
+			rows -= cp.Files[p].Rows
+		}
+	}
+	for p, fs := range d.Set {
+		rows += fs.Rows - cp.Files[p].Rows
+	}
+	return rows
 }
 
 // retainedCounts keeps the counts of snapshots the table still lists.

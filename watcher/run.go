@@ -133,6 +133,11 @@ func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSu
 	if cp.Files == nil {
 		cp.Files = map[string]checkpoint.FileState{}
 	}
+	if cp.Rows == 0 { // written before checkpoints kept their row total
+		for _, fs := range cp.Files {
+			cp.Rows += fs.Rows
+		}
+	}
 	r.cp, r.base = cp, cp.Summary()
 	return cp, nil
 }

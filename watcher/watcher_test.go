@@ -241,6 +241,9 @@ func (h *harness) assertConsistent(t *testing.T) checkpoint.Checkpoint {
 	if cpRows != rows {
 		t.Fatalf("checkpoint rows %d, snapshot rows %d", cpRows, rows)
 	}
+	if cp.Rows != cpRows {
+		t.Fatalf("checkpoint row total %d, its files hold %d", cp.Rows, cpRows)
+	}
 	if cp.SnapshotID != h.lake.load().CurrentSnapshot().SnapshotID {
 		t.Fatalf("checkpoint at snapshot %d, table at %d", cp.SnapshotID, h.lake.load().CurrentSnapshot().SnapshotID)
 	}
