@@ -56,6 +56,12 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	}
 	ro.DialTimeout = opts.DialTimeout
 	ro.MaxRetries = 1
+	// A caller's deadline bounds every command (the API gives store calls
+	// about a second); without a deadline a frozen server fails a command
+	// after the read or write timeout instead of hanging.
+	ro.ContextTimeoutEnabled = true
+	ro.ReadTimeout, ro.WriteTimeout = 3*time.Second, 3*time.Second
+	ro.PoolTimeout = 4 * time.Second
 	client := redis.NewClient(ro)
 	ctx, cancel := context.WithTimeout(ctx, 2*opts.DialTimeout)
 	defer cancel()
