@@ -77,6 +77,9 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, error)
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	if f := cfg.unresolvedRef(); f != "" {
+		return nil, &FieldError{Field: f, Msg: "secret reference not resolved (Policy.Resolve reads it before Open)"}
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}

@@ -65,14 +65,28 @@
 // step is denied, for a bounded time, because IAM changes can take a
 // minute to propagate to a freshly created role.
 //
+// # Local files and secret references
+//
+// [Open] never creates a file: a sqlite catalog file and a local Hadoop
+// warehouse must exist ([ErrBadCatalog] otherwise). Which local files a
+// connection may open at all is the caller's [Policy]: sqlite files and
+// file:// warehouses only under its LocalRoots, never under "/" as a whole
+// or the [SystemDirs]. A secret may be a reference instead of a value,
+// ${env:NAME} or ${file:/path}, read by [Policy.Resolve] at each open (and
+// only when the policy lists the variable or the file's directory), so
+// the store never holds the value; Open refuses an unresolved reference.
+//
 // # Errors
 //
 // Calls return *[Error] values carrying the operation, the resource, the
 // permission it needs and a category sentinel ([ErrNotFound],
 // [ErrAccessDenied], [ErrBadCredentials], [ErrUnreachable], [ErrTimeout],
-// [ErrBadMetadata], [ErrWrongRegion]); config problems are *[FieldError]
-// values ([ErrInvalidConfig]) naming connections.<name>.props.<key>.
+// [ErrBadMetadata], [ErrWrongRegion], [ErrBadCatalog]); config problems
+// are *[FieldError] values ([ErrInvalidConfig]) naming
+// connections.<name>.props.<key>.
 //
 // Secrets never appear in errors, logs, [Config.String], [Config.LogValue]
-// or the JSON of a Config.
+// or the JSON of a Config. Errors can still repeat what a peer answered;
+// floe scrubs every known secret value from them at its boundary
+// (internal/redact).
 package catalog

@@ -11,6 +11,8 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/catalog/rest"
 	"github.com/aws/smithy-go"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // Sentinel errors callers branch on (errors.Is).
@@ -33,6 +35,11 @@ var (
 	ErrBadMetadata = errors.New("bad table metadata")
 	// ErrWrongRegion: the request went to a region the resource is not in.
 	ErrWrongRegion = errors.New("wrong region")
+	// ErrBadCatalog: the connection reaches something that is not a
+	// catalog it describes: a missing file, a file that is not a database,
+	// a database without the Iceberg catalog tables, a warehouse that is
+	// not a directory. The connection needs fixing, not the peer.
+	ErrBadCatalog = errors.New("not a usable catalog")
 )
 
 // Error is a failed catalog call: what was done, on which resource, what
@@ -155,6 +162,9 @@ func classify(err error) error {
 			return kind
 		}
 	}
+	if kind := sqliteKind(err); kind != nil {
+		return kind
+	}
 	var netErr net.Error
 	if errors.As(err, &netErr) && netErr.Timeout() {
 		return ErrTimeout
@@ -181,6 +191,26 @@ func httpStatusKind(err error) error {
 		return ErrNotFound
 	case 301, 307:
 		return ErrWrongRegion
+	}
+	return nil
+}
+
+// sqliteKind maps sqlite result codes: a file that is not a database, or
+// one without the catalog tables, is not a usable catalog.
+func sqliteKind(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return nil
+	}
+	switch se.Code() & 0xff {
+	case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_CANTOPEN:
+		return ErrBadCatalog
+	case sqlite3.SQLITE_ERROR:
+		if strings.Contains(se.Error(), "no such table") {
+			return ErrBadCatalog
+		}
+	case sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH:
+		return ErrAccessDenied
 	}
 	return nil
 }

@@ -21,6 +21,11 @@ func openHadoop(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, 
 	if err != nil {
 		return nil, &FieldError{Field: cfg.field("props", PropWarehouse), Msg: "invalid warehouse URL: " + err.Error()}
 	}
+	if _, local := cfg.localPath(); local != "" {
+		if err := existingFile(local, true); err != nil {
+			return nil, &Error{Op: "open hadoop warehouse", Resource: wh, Kind: ErrBadCatalog, Err: err}
+		}
+	}
 	var identity identityCheck
 	if u.Scheme != "" && u.Scheme != "file" {
 		// Required by iceberg-go for any object store, even to read; floe

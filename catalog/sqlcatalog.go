@@ -25,14 +25,17 @@ func sqlDialect(d string) sqlcat.SupportedDialect {
 	return ""
 }
 
-// sqlSettings resolves dialect, driver and DSN (password applied).
-func (c Config) sqlSettings() (dialect sqlcat.SupportedDialect, driver, dsn string, err error) {
-	dsn = c.prop(PropURI)
-	isPG := strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+// isPostgresURI reports whether a sql uri is a postgres:// URL.
+func isPostgresURI(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// sqlDriver resolves the dialect and the database/sql driver.
+func (c Config) sqlDriver() (dialect sqlcat.SupportedDialect, driver string) {
 	dialect = sqlDialect(c.prop(PropDialect))
 	if dialect == "" {
 		dialect = sqlcat.SQLite
-		if isPG {
+		if isPostgresURI(c.prop(PropURI)) {
 			dialect = sqlcat.Postgres
 		}
 	}
@@ -43,6 +46,14 @@ func (c Config) sqlSettings() (dialect sqlcat.SupportedDialect, driver, dsn stri
 			driver = "pgx"
 		}
 	}
+	return dialect, driver
+}
+
+// sqlSettings resolves dialect, driver and DSN (password applied).
+func (c Config) sqlSettings() (dialect sqlcat.SupportedDialect, driver, dsn string, err error) {
+	dsn = c.prop(PropURI)
+	isPG := isPostgresURI(dsn)
+	dialect, driver = c.sqlDriver()
 	if driver == "sqlite" && !strings.Contains(dsn, "busy_timeout") {
 		// Another process (PyIceberg, Spark, floe demo) may be committing;
 		// wait for its lock instead of failing with SQLITE_BUSY.
@@ -86,6 +97,11 @@ func openSQL(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, err
 		return nil, &FieldError{Field: cfg.field("props", PropDriver), Msg: fmt.Sprintf(
 			"database/sql driver %q is not built into floe (available: %s); set props.driver to one of them",
 			driver, strings.Join(sql.Drivers(), ", "))}
+	}
+	if driver == "sqlite" {
+		if err := existingFile(sqlitePath(cfg.prop(PropURI)), false); err != nil {
+			return nil, &Error{Op: "open sqlite catalog", Resource: resource, Kind: ErrBadCatalog, Err: err}
+		}
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
