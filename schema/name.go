@@ -177,19 +177,53 @@ func sanitizePart(p string) string {
 	return b.String()
 }
 
-// ValidatePinotName checks a Pinot raw table name: not empty, no "__"
-// (Pinot's segment-name separator), no '.' (Pinot's database separator), no
-// white space.
+// MaxPinotNameLen is the longest table name floe creates.
+const MaxPinotNameLen = 128
+
+// PinotNameRule states the rule ValidatePinotName enforces; every error it
+// returns repeats it.
+const PinotNameRule = "a Pinot table name is 1-128 ASCII letters, digits, '_' and '-', starts with a letter " +
+	"or digit, and holds no \"__\" (Pinot's segment-name separator); '.', white space, control, " +
+	"zero-width and right-to-left characters are refused"
+
+// ValidatePinotName checks a Pinot raw table name against PinotNameRule.
+// Pinot itself refuses '.' (its database separator) and white space; floe
+// also keeps to ASCII so that a name cannot render as another one.
 func ValidatePinotName(name string) error {
+	bad := func(why string) error {
+		return fmt.Errorf("%w: Pinot table name %q %s: %s", ErrInvalidName, name, why, PinotNameRule)
+	}
 	switch {
 	case name == "":
-		return fmt.Errorf("%w: empty Pinot table name", ErrInvalidName)
+		return fmt.Errorf("%w: empty Pinot table name: %s", ErrInvalidName, PinotNameRule)
+	case len(name) > MaxPinotNameLen:
+		return bad(fmt.Sprintf("is %d bytes long", len(name)))
 	case strings.Contains(name, "__"):
-		return fmt.Errorf("%w: Pinot table name %q holds \"__\"", ErrInvalidName, name)
-	case strings.Contains(name, "."):
-		return fmt.Errorf("%w: Pinot table name %q holds '.'", ErrInvalidName, name)
-	case strings.IndexFunc(name, unicode.IsSpace) >= 0:
-		return fmt.Errorf("%w: Pinot table name %q holds white space", ErrInvalidName, name)
+		return bad(`holds "__"`)
+	case name[0] == '_' || name[0] == '-':
+		return bad(fmt.Sprintf("starts with %q", name[0]))
+	}
+	for _, r := range name {
+		if r != '_' && r != '-' && !isASCIILetterOrDigit(r) {
+			return bad(fmt.Sprintf("holds %s", describeRune(r)))
+		}
 	}
 	return nil
+}
+
+// describeRune names a refused character so that an invisible one shows.
+func describeRune(r rune) string {
+	switch {
+	case r == '.':
+		return "'.'"
+	case unicode.IsSpace(r):
+		return fmt.Sprintf("white space %U", r)
+	case unicode.Is(unicode.Bidi_Control, r):
+		return fmt.Sprintf("the right-to-left/bidi control %U", r)
+	case unicode.Is(unicode.Cf, r):
+		return fmt.Sprintf("the invisible format character %U", r)
+	case unicode.IsControl(r):
+		return fmt.Sprintf("the control character %U", r)
+	}
+	return fmt.Sprintf("%q (%U)", r, r)
 }

@@ -128,10 +128,30 @@ func TestValidatePinotName(t *testing.T) {
 			t.Errorf("%q: %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "a__b", "db.t", "a b", "a\tb"} {
-		err := schema.ValidatePinotName(bad)
-		if !errors.Is(err, schema.ErrInvalidName) || (bad != "" && !strings.Contains(err.Error(), strconv.Quote(bad))) {
-			t.Errorf("%q: err = %v", bad, err)
+	bad := []struct{ name, names string }{
+		{"", "empty"},
+		{"a__b", `"__"`},
+		{"db.t", "'.'"},
+		{"a b", "white space"},
+		{"a\tb", "white space"},
+		{"_orders", "starts with"},
+		{"-orders", "starts with"},
+		{"orders\u202egpj", "U+202E"}, // right-to-left override
+		{"ord\u200bers", "U+200B"},    // zero-width space
+		{"ord\u2066ers", "U+2066"},    // left-to-right isolate
+		{"orders\x00", "U+0000"},      // NUL
+		{"orders\x1b[31m", "U+001B"},  // escape
+		{"cafe\u0301", "U+0301"},      // combining accent
+		{"оrders", "U+043E"},          // Cyrillic o
+		{"a/b", "'/'"},
+		{strings.Repeat("a", schema.MaxPinotNameLen+1), "129 bytes"},
+	}
+	for _, tc := range bad {
+		err := schema.ValidatePinotName(tc.name)
+		if !errors.Is(err, schema.ErrInvalidName) || !strings.Contains(err.Error(), tc.names) ||
+			!strings.Contains(err.Error(), schema.PinotNameRule) ||
+			(tc.name != "" && !strings.Contains(err.Error(), strconv.Quote(tc.name))) {
+			t.Errorf("%q: err = %v", tc.name, err)
 		}
 	}
 }
