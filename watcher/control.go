@@ -209,5 +209,6 @@ func (w *Watcher) noteChecked(name string, run checkpoint.Run) {
 
 // record writes a run record, or keeps it until the store answers.
 func (w *Watcher) record(ctx context.Context, run checkpoint.Run) {
+	run.Error = w.deps.scrub(run.Error)
 	w.runLog.record(ctx, run)
 }

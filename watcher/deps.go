@@ -71,3 +71,11 @@ type Clock interface {
 type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
+
+// scrub applies Deps.Scrub, when set, to text about to be stored.
+func (d Deps) scrub(s string) string {
+	if d.Scrub == nil || s == "" {
+		return s
+	}
+	return d.Scrub(s)
+}

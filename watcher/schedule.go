@@ -27,6 +27,9 @@ func ParseSchedule(s string) (Schedule, error) {
 		return nil, fmt.Errorf("%w: empty", ErrBadSchedule)
 	}
 	if strings.HasPrefix(s, "@") {
+		if err := checkEvery(s); err != nil {
+			return nil, err
+		}
 		return parse(cron.Descriptor, s, s)
 	}
 	fields := strings.Fields(s)
@@ -111,4 +114,41 @@ func quartzDow(field string) (string, error) {
 		return "", err
 	}
 	return b.String(), nil
+}
+
+// checkEvery refuses "@every" with a zero or negative interval (the cron
+// library would quietly run it every second).
+func checkEvery(s string) error {
+	arg, ok := strings.CutPrefix(s, "@every ")
+	if !ok {
+		return nil
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(arg))
+	if err != nil {
+		return fmt.Errorf("%w %q: %w", ErrBadSchedule, s, err)
+	}
+	if d <= 0 {
+		return fmt.Errorf("%w %q: the interval must be positive", ErrBadSchedule, s)
+	}
+	return nil
+}
+
+// MinInterval is the shortest gap between two runs of s, found by walking
+// its next 500 fire times from a fixed instant (enough to see every gap of
+// a schedule whose shortest gap is under a few minutes; a schedule that
+// never fires gives 0).
+func MinInterval(s Schedule) time.Duration {
+	t := s.Next(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	var least time.Duration
+	for range 500 {
+		n := s.Next(t)
+		if n.IsZero() {
+			break
+		}
+		if gap := n.Sub(t); least == 0 || gap < least {
+			least = gap
+		}
+		t = n
+	}
+	return least
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"time"
 )
 
 // Sync task config keys (the table's string map, like Pinot task configs).
@@ -88,6 +89,30 @@ func ValidateTaskConfig(tc map[string]string) error {
 	if v, ok := tc[KeyMaxRowsPerSegment]; ok {
 		if n, err := strconv.ParseInt(v, 10, 64); err != nil || n <= 0 {
 			return fmt.Errorf("taskConfig.%s: want a positive integer, got %q", KeyMaxRowsPerSegment, v)
+		}
+	}
+	return nil
+}
+
+// DefaultMinScheduleInterval is the shortest schedule the API accepts
+// unless configured otherwise.
+const DefaultMinScheduleInterval = 10 * time.Second
+
+// CheckScheduleInterval refuses a schedule (or stashed schedule) that can
+// fire more often than min, naming the key.
+func CheckScheduleInterval(tc map[string]string, min time.Duration) error {
+	for _, k := range []string{KeySchedule, KeySchedulePaused} {
+		v, ok := tc[k]
+		if !ok {
+			continue
+		}
+		s, err := ParseSchedule(v)
+		if err != nil {
+			return fmt.Errorf("taskConfig.%s: %w", k, err)
+		}
+		if gap := MinInterval(s); gap > 0 && gap < min {
+			return fmt.Errorf("taskConfig.%s: %w %q: runs %s apart, more often than the minimum %s (watcher.minScheduleInterval)",
+				k, ErrBadSchedule, v, gap, min)
 		}
 	}
 	return nil

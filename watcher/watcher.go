@@ -56,6 +56,8 @@ type Deps struct {
 	// Work, when set, shares the builds of runs that add files with every
 	// replica (Redis); nil builds on the lease holder only.
 	Work checkpoint.WorkQueue
+	// Scrub removes secrets from run errors before they are stored (nil: none).
+	Scrub func(string) string
 }
 
 // TimerClock is a Clock that also makes timers. When Deps.Clock is one,
