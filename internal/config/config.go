@@ -23,13 +23,48 @@ type Config struct {
 	Store       Store                 `yaml:"store"`
 	Pinot       Pinot                 `yaml:"pinot"`
 	Watcher     Watcher               `yaml:"watcher"`
+	Security    Security              `yaml:"security"`
 	Log         Log                   `yaml:"log"`
 	Connections map[string]Connection `yaml:"connections"`
 }
 
-// Server is the HTTP API listener.
+// Server is the HTTP API listener and who may use it.
 type Server struct {
 	Addr string `yaml:"addr"`
+	// Insecure allows a non-loopback Addr without any token.
+	Insecure bool `yaml:"insecure"`
+	// AdminTokens may do everything; ReadTokens only read (GET). With
+	// neither, the API is open and Addr must be a loopback address.
+	AdminTokens []string `yaml:"adminTokens"`
+	ReadTokens  []string `yaml:"readTokens"`
+	// ProtectMetrics makes /metrics ask for a token too.
+	ProtectMetrics bool `yaml:"protectMetrics"`
+	// AllowedOrigins are browser origins (scheme://host[:port]) besides
+	// floe's own that may send mutating requests.
+	AllowedOrigins []string `yaml:"allowedOrigins"`
+	// AllowedHosts are Host header names besides the listen address,
+	// localhost and IP literals ("*.example.com" allows a suffix, "*" any).
+	AllowedHosts []string      `yaml:"allowedHosts"`
+	ReadTimeout  time.Duration `yaml:"readTimeout"`
+	WriteTimeout time.Duration `yaml:"writeTimeout"`
+	IdleTimeout  time.Duration `yaml:"idleTimeout"`
+	MaxBodyBytes int64         `yaml:"maxBodyBytes"`
+	// MaxCatalogCalls bounds concurrent validate, browse, describe,
+	// preview and create calls (the rest are answered 429).
+	MaxCatalogCalls int `yaml:"maxCatalogCalls"`
+	// StoreTimeout bounds each checkpoint store call the API makes.
+	StoreTimeout time.Duration `yaml:"storeTimeout"`
+}
+
+// Security limits what connections may reach on floe's own machine.
+type Security struct {
+	// LocalRoots: directories under which sqlite catalogs and file://
+	// Hadoop warehouses may lie (none by default).
+	LocalRoots []string `yaml:"localRoots"`
+	// SecretEnv: variables ${env:NAME} secrets may read ("PREFIX_*" allowed).
+	SecretEnv []string `yaml:"secretEnv"`
+	// SecretFileRoots: directories ${file:/path} secrets may read from.
+	SecretFileRoots []string `yaml:"secretFileRoots"`
 }
 
 // Store says where checkpoints live: Redis when Redis.URL is set, else the
@@ -86,6 +121,8 @@ type Watcher struct {
 	TargetSegmentBytes int64 `yaml:"targetSegmentBytes"`
 	// ManifestCacheBytes bounds the in-process cache of Iceberg manifests.
 	ManifestCacheBytes int64 `yaml:"manifestCacheBytes"`
+	// MinScheduleInterval: the API refuses schedules that fire more often.
+	MinScheduleInterval time.Duration `yaml:"minScheduleInterval"`
 }
 
 // Log configures slog.
@@ -109,25 +146,27 @@ func Default() Config {
 		host = "floe"
 	}
 	return Config{
-		Server: Server{Addr: "127.0.0.1:8080"},
-		Store:  Store{Path: "floe-data/floe.db", Redis: RedisStore{KeyPrefix: "floe:"}},
-		Pinot:  Pinot{SegmentDir: "floe-data/segments", Timeout: 60 * time.Second, Retry: defaultRetry()},
+		Server: Server{Addr: "127.0.0.1:8080", ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Minute,
+			IdleTimeout: 2 * time.Minute, MaxBodyBytes: 1 << 20, MaxCatalogCalls: 4, StoreTimeout: 2 * time.Second},
+		Store: Store{Path: "floe-data/floe.db", Redis: RedisStore{KeyPrefix: "floe:"}},
+		Pinot: Pinot{SegmentDir: "floe-data/segments", Timeout: 60 * time.Second, Retry: defaultRetry()},
 		Watcher: Watcher{
-			DefaultSchedule:    "*/5 * * * *",
-			MaxConcurrentRuns:  4,
-			BuildParallelism:   2,
-			LeaseTTL:           2 * time.Minute,
-			RefreshInterval:    15 * time.Second,
-			Owner:              host,
-			WorkDir:            "floe-data/work",
-			MaxRowsPerSegment:  5_000_000,
-			BatchFiles:         64,
-			BatchBytes:         8 << 30,
-			ShareBuilds:        true,
-			ClaimTimeout:       30 * time.Second,
-			CoalesceBelowBytes: 16 << 20,
-			TargetSegmentBytes: 256 << 20,
-			ManifestCacheBytes: 256 << 20,
+			DefaultSchedule:     "*/5 * * * *",
+			MaxConcurrentRuns:   4,
+			BuildParallelism:    2,
+			LeaseTTL:            2 * time.Minute,
+			RefreshInterval:     15 * time.Second,
+			Owner:               host,
+			WorkDir:             "floe-data/work",
+			MaxRowsPerSegment:   5_000_000,
+			BatchFiles:          64,
+			BatchBytes:          8 << 30,
+			ShareBuilds:         true,
+			ClaimTimeout:        30 * time.Second,
+			CoalesceBelowBytes:  16 << 20,
+			TargetSegmentBytes:  256 << 20,
+			ManifestCacheBytes:  256 << 20,
+			MinScheduleInterval: 10 * time.Second,
 		},
 		Log: Log{Level: "info", Format: "text"},
 	}
@@ -163,14 +202,22 @@ func Load(path string, env []string) (Config, error) {
 	if err := applyEnv(&cfg, env); err != nil {
 		return cfg, err
 	}
+	if err := cfg.resolveTokens(env); err != nil {
+		return cfg, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
 }
 
+// lookupFunc expands ${VAR} from env. ${env:NAME} and ${file:/path} stay
+// as written: they are secret references, read when used.
 func lookupFunc(env []string) func(string) string {
 	return func(k string) string {
+		if strings.HasPrefix(k, "env:") || strings.HasPrefix(k, "file:") {
+			return "${" + k + "}"
+		}
 		for _, kv := range env {
 			if name, v, ok := strings.Cut(kv, "="); ok && name == k {
 				return v
@@ -198,6 +245,11 @@ func (c *Config) Validate() error {
 		func() *FieldError { return positive("watcher.refreshInterval", int64(c.Watcher.RefreshInterval)) },
 		func() *FieldError { return positive("watcher.maxRowsPerSegment", c.Watcher.MaxRowsPerSegment) },
 		c.validateRunModel,
+		func() *FieldError {
+			return positive("watcher.minScheduleInterval", int64(c.Watcher.MinScheduleInterval))
+		},
+		c.validateServer,
+		c.validateSecurity,
 		func() *FieldError {
 			if c.Watcher.Owner == "" {
 				return &FieldError{"watcher.owner", "must not be empty"}

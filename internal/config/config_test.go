@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,7 +105,8 @@ func TestLoad_ExampleFile(t *testing.T) {
 		t.Fatalf("the commented example must load: %v", err)
 	}
 	def := config.Default()
-	if cfg.Server != def.Server || cfg.Watcher.DefaultSchedule != def.Watcher.DefaultSchedule || cfg.Store.Path != def.Store.Path {
+	// %v prints a nil and an empty list alike.
+	if fmt.Sprintf("%v %v", cfg.Server, cfg.Security) != fmt.Sprintf("%v %v", def.Server, def.Security) || cfg.Watcher.DefaultSchedule != def.Watcher.DefaultSchedule || cfg.Store.Path != def.Store.Path {
 		t.Fatalf("example file drifted from the defaults: %+v", cfg)
 	}
 }

@@ -51,11 +51,40 @@ func num64(dst func(c *Config) *int64) func(*Config, string) error {
 	}
 }
 
+// list reads a comma-separated list (empty items dropped).
+func list(dst func(c *Config) *[]string) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		var out []string
+		for _, item := range strings.Split(v, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				out = append(out, item)
+			}
+		}
+		*dst(c) = out
+		return nil
+	}
+}
+
 // envVars lists every supported override. The variable name is the field
 // path upper-cased with dots turned into underscores, prefixed FLOE_.
 func envVars() []envVar {
 	return []envVar{
 		{"FLOE_SERVER_ADDR", "server.addr", str(func(c *Config) *string { return &c.Server.Addr })},
+		{"FLOE_SERVER_INSECURE", "server.insecure", boolean(func(c *Config) *bool { return &c.Server.Insecure })},
+		{"FLOE_SERVER_ADMINTOKENS", "server.adminTokens", list(func(c *Config) *[]string { return &c.Server.AdminTokens })},
+		{"FLOE_SERVER_READTOKENS", "server.readTokens", list(func(c *Config) *[]string { return &c.Server.ReadTokens })},
+		{"FLOE_SERVER_PROTECTMETRICS", "server.protectMetrics", boolean(func(c *Config) *bool { return &c.Server.ProtectMetrics })},
+		{"FLOE_SERVER_ALLOWEDORIGINS", "server.allowedOrigins", list(func(c *Config) *[]string { return &c.Server.AllowedOrigins })},
+		{"FLOE_SERVER_ALLOWEDHOSTS", "server.allowedHosts", list(func(c *Config) *[]string { return &c.Server.AllowedHosts })},
+		{"FLOE_SERVER_READTIMEOUT", "server.readTimeout", dur(func(c *Config) *time.Duration { return &c.Server.ReadTimeout })},
+		{"FLOE_SERVER_WRITETIMEOUT", "server.writeTimeout", dur(func(c *Config) *time.Duration { return &c.Server.WriteTimeout })},
+		{"FLOE_SERVER_IDLETIMEOUT", "server.idleTimeout", dur(func(c *Config) *time.Duration { return &c.Server.IdleTimeout })},
+		{"FLOE_SERVER_MAXBODYBYTES", "server.maxBodyBytes", num64(func(c *Config) *int64 { return &c.Server.MaxBodyBytes })},
+		{"FLOE_SERVER_MAXCATALOGCALLS", "server.maxCatalogCalls", num(func(c *Config) *int { return &c.Server.MaxCatalogCalls })},
+		{"FLOE_SERVER_STORETIMEOUT", "server.storeTimeout", dur(func(c *Config) *time.Duration { return &c.Server.StoreTimeout })},
+		{"FLOE_SECURITY_LOCALROOTS", "security.localRoots", list(func(c *Config) *[]string { return &c.Security.LocalRoots })},
+		{"FLOE_SECURITY_SECRETENV", "security.secretEnv", list(func(c *Config) *[]string { return &c.Security.SecretEnv })},
+		{"FLOE_SECURITY_SECRETFILEROOTS", "security.secretFileRoots", list(func(c *Config) *[]string { return &c.Security.SecretFileRoots })},
 		{"FLOE_STORE_REDIS_URL", "store.redis.url", str(func(c *Config) *string { return &c.Store.Redis.URL })},
 		{"FLOE_STORE_REDIS_KEYPREFIX", "store.redis.keyPrefix", str(func(c *Config) *string { return &c.Store.Redis.KeyPrefix })},
 		{"FLOE_STORE_PATH", "store.path", str(func(c *Config) *string { return &c.Store.Path })},
@@ -81,6 +110,7 @@ func envVars() []envVar {
 		{"FLOE_WATCHER_BATCHBYTES", "watcher.batchBytes", num64(func(c *Config) *int64 { return &c.Watcher.BatchBytes })},
 		{"FLOE_WATCHER_SHAREBUILDS", "watcher.shareBuilds", boolean(func(c *Config) *bool { return &c.Watcher.ShareBuilds })},
 		{"FLOE_WATCHER_CLAIMTIMEOUT", "watcher.claimTimeout", dur(func(c *Config) *time.Duration { return &c.Watcher.ClaimTimeout })},
+		{"FLOE_WATCHER_MINSCHEDULEINTERVAL", "watcher.minScheduleInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.MinScheduleInterval })},
 		{"FLOE_LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
 		{"LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
 		{"FLOE_LOG_FORMAT", "log.format", str(func(c *Config) *string { return &c.Log.Format })},
