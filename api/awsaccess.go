@@ -66,7 +66,7 @@ func (s *Server) savedAccess(r *http.Request) (*awsaccess.Result, awsAccessOptio
 // unsavedAccess generates the access of the connection in the body.
 func (s *Server) unsavedAccess(w http.ResponseWriter, r *http.Request) (*awsaccess.Result, awsAccessOptions, map[string]string, error) {
 	var req awsAccessRequest
-	if err := decodeBody(w, r, &req); err != nil {
+	if err := s.decodeBody(w, r, &req); err != nil {
 		return nil, req.Options, nil, err
 	}
 	name := r.PathValue("name")
@@ -93,17 +93,17 @@ func generateAccess(cfg catalog.Config, opts awsaccess.Options) (*awsaccess.Resu
 
 func (s *Server) handleIAMPolicy(w http.ResponseWriter, r *http.Request) {
 	res, _, secrets, err := s.savedAccess(r)
-	writeAccess(w, res, secrets, err)
+	s.writeAccess(w, res, secrets, err)
 }
 
 func (s *Server) handleIAMPolicyUnsaved(w http.ResponseWriter, r *http.Request) {
 	res, _, secrets, err := s.unsavedAccess(w, r)
-	writeAccess(w, res, secrets, err)
+	s.writeAccess(w, res, secrets, err)
 }
 
-func writeAccess(w http.ResponseWriter, res *awsaccess.Result, secrets map[string]string, err error) {
+func (s *Server) writeAccess(w http.ResponseWriter, res *awsaccess.Result, secrets map[string]string, err error) {
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	writeJSON(w, http.StatusOK, res)
@@ -111,23 +111,23 @@ func writeAccess(w http.ResponseWriter, res *awsaccess.Result, secrets map[strin
 
 func (s *Server) handleCloudFormation(w http.ResponseWriter, r *http.Request) {
 	res, opts, secrets, err := s.savedAccess(r)
-	writeTemplate(w, res, opts.Role, secrets, err)
+	s.writeTemplate(w, res, opts.Role, secrets, err)
 }
 
 func (s *Server) handleCloudFormationUnsaved(w http.ResponseWriter, r *http.Request) {
 	res, opts, secrets, err := s.unsavedAccess(w, r)
-	writeTemplate(w, res, opts.Role, secrets, err)
+	s.writeTemplate(w, res, opts.Role, secrets, err)
 }
 
 // writeTemplate serves the CloudFormation template as a YAML download.
-func writeTemplate(w http.ResponseWriter, res *awsaccess.Result, role string, secrets map[string]string, err error) {
+func (s *Server) writeTemplate(w http.ResponseWriter, res *awsaccess.Result, role string, secrets map[string]string, err error) {
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	tpl, err := awsaccess.Template(res, role)
 	if err != nil {
-		writeScrubbed(w, fmt.Errorf("%w: %w", errBadRequest, err), secrets)
+		s.writeScrubbed(w, fmt.Errorf("%w: %w", errBadRequest, err), secrets)
 		return
 	}
 	name := res.Reader.Name

@@ -26,12 +26,13 @@ type connectionView struct {
 	SecretKeys []string          `json:"secretKeys,omitempty"`
 }
 
-func redact(c checkpoint.Connection) connectionView {
+// connectionView shows c without its secrets.
+func (s *Server) connectionView(c checkpoint.Connection) connectionView {
 	v := connectionView{Name: c.Name, Type: c.Type}
 	if len(c.Props) > 0 {
 		v.Props = make(map[string]string, len(c.Props))
 		for k, p := range c.Props {
-			v.Props[k] = redactURL(scrub(p, c.Secrets))
+			v.Props[k] = redactURL(s.scrub(p, c.Secrets))
 		}
 	}
 	for k := range c.Secrets {
@@ -46,7 +47,9 @@ func redact(c checkpoint.Connection) connectionView {
 func sensitive(props, secrets map[string]string) map[string]string {
 	out := make(map[string]string, len(secrets))
 	for k, v := range secrets {
-		out[k] = v
+		if !catalog.IsSecretRef(v) {
+			out[k] = v
+		}
 	}
 	for k, p := range props {
 		if u, err := url.Parse(p); err == nil && u.User != nil {
@@ -72,12 +75,12 @@ func redactURL(p string) string {
 func (s *Server) handleListConnections(w http.ResponseWriter, r *http.Request) {
 	conns, err := s.store.ListConnections(r.Context())
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	out := make([]connectionView, 0, len(conns))
 	for _, c := range conns {
-		out = append(out, redact(c))
+		out = append(out, s.connectionView(c))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"connections": out})
 }
@@ -85,10 +88,10 @@ func (s *Server) handleListConnections(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleGetConnection(w http.ResponseWriter, r *http.Request) {
 	c, err := s.store.GetConnection(r.Context(), r.PathValue("name"))
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, redact(c))
+	writeJSON(w, http.StatusOK, s.connectionView(c))
 }
 
 // connectionRequest is the body of POST /api/v1/connections.
@@ -102,21 +105,25 @@ type connectionRequest struct {
 // connectionNamePattern keeps names usable as one URL path segment.
 var connectionNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
 
+// maxConnectionName is the longest connection name.
+const maxConnectionName = 128
+
 // handlePutConnection creates or replaces a connection: 201 when new, 200
 // when replaced. The answer is redacted like every connection view.
 func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
 	var req connectionRequest
-	if err := decodeBody(w, r, &req); err != nil {
-		writeErr(w, err)
+	if err := s.decodeBody(w, r, &req); err != nil {
+		s.writeErr(w, err)
 		return
 	}
-	if req.Name != "" && !connectionNamePattern.MatchString(req.Name) {
-		writeErr(w, fmt.Errorf("%w: name: %q may hold only letters, digits, '_', '.' and '-'", errBadRequest, req.Name))
+	if req.Name != "" && (!connectionNamePattern.MatchString(req.Name) || len(req.Name) > maxConnectionName) {
+		s.writeErr(w, fmt.Errorf("%w: name: %q: a connection name is 1-%d ASCII letters, digits, '_', '.' and '-', starting with a letter or digit",
+			errBadRequest, req.Name, maxConnectionName))
 		return
 	}
 	cfg := catalog.Config{Name: req.Name, Type: req.Type, Props: req.Props, Secrets: req.Secrets}
-	if err := cfg.Validate(); err != nil {
-		writeScrubbed(w, err, sensitive(req.Props, req.Secrets))
+	if err := errors.Join(cfg.Validate(), s.opts.Policy.Check(cfg)); err != nil {
+		s.writeScrubbed(w, err, sensitive(req.Props, req.Secrets))
 		return
 	}
 	now := time.Now().UTC()
@@ -128,15 +135,16 @@ func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
 	case err == nil:
 		c.CreatedAt, status = old.CreatedAt, http.StatusOK
 	case !errors.Is(err, checkpoint.ErrNotFound):
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
+	s.red.Set("stored/"+req.Name, cfg.SecretValues()...)
 	if err := s.store.PutConnection(r.Context(), c); err != nil {
-		writeScrubbed(w, fmt.Errorf("store connection %s: %w", req.Name, err), sensitive(req.Props, req.Secrets))
+		s.writeScrubbed(w, fmt.Errorf("store connection %s: %w", req.Name, err), sensitive(req.Props, req.Secrets))
 		return
 	}
 	s.log.Info("connection stored", slog.String("connection", req.Name), slog.String("type", req.Type))
-	writeJSON(w, status, redact(c))
+	writeJSON(w, status, s.connectionView(c))
 }
 
 // handleDeleteConnection removes a connection no table uses (409 naming
@@ -144,12 +152,12 @@ func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleDeleteConnection(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if _, err := s.store.GetConnection(r.Context(), name); err != nil {
-		writeErr(w, fmt.Errorf("connection %s: %w", name, err))
+		s.writeErr(w, fmt.Errorf("connection %s: %w", name, err))
 		return
 	}
 	tables, err := s.store.ListTables(r.Context())
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	var users []string
@@ -159,14 +167,15 @@ func (s *Server) handleDeleteConnection(w http.ResponseWriter, r *http.Request) 
 		}
 	}
 	if len(users) > 0 {
-		writeErr(w, fmt.Errorf("delete connection %s: %w by table(s) %s; delete them first",
+		s.writeErr(w, fmt.Errorf("delete connection %s: %w by table(s) %s; delete them first",
 			name, errInUse, strings.Join(users, ", ")))
 		return
 	}
 	if err := s.store.DeleteConnection(r.Context(), name); err != nil {
-		writeErr(w, fmt.Errorf("delete connection %s: %w", name, err))
+		s.writeErr(w, fmt.Errorf("delete connection %s: %w", name, err))
 		return
 	}
+	s.red.Forget("stored/" + name)
 	s.log.Info("connection deleted", slog.String("connection", name))
 	w.WriteHeader(http.StatusNoContent)
 }
@@ -182,6 +191,11 @@ func (s *Server) openCatalog(r *http.Request, name string) (catalog.Catalog, map
 		return nil, nil, fmt.Errorf("connection %s: %w", name, err)
 	}
 	secrets := sensitive(conn.Props, conn.Secrets)
+	cfg := catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}
+	s.red.Set("stored/"+name, cfg.SecretValues()...)
+	if err := s.opts.Policy.Check(cfg); err != nil {
+		return nil, secrets, fmt.Errorf("open connection %s: %w", name, err)
+	}
 	cat, err := s.cats.Catalog(r.Context(), name)
 	if err != nil {
 		return nil, secrets, err
@@ -195,18 +209,18 @@ func (s *Server) openCatalog(r *http.Request, name string) (catalog.Catalog, map
 func (s *Server) handleValidateConnection(w http.ResponseWriter, r *http.Request) {
 	wait, err := s.propagationWait(r)
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	rep := catalog.ValidateWithRetry(r.Context(), cat, catalog.ValidateOptions{PropagationWait: wait})
 	for i := range rep.Steps {
-		rep.Steps[i].Detail = scrub(rep.Steps[i].Detail, secrets)
-		rep.Steps[i].Error = scrub(rep.Steps[i].Error, secrets)
+		rep.Steps[i].Detail = s.scrub(rep.Steps[i].Detail, secrets)
+		rep.Steps[i].Error = s.scrub(rep.Steps[i].Error, secrets)
 	}
 	writeJSON(w, http.StatusOK, rep)
 }
@@ -247,17 +261,17 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, key string,
 	list func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error)) {
 	page, err := pageRequest(r)
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	items, next, err := list(r.Context(), cat, page)
 	if err != nil {
-		writeScrubbed(w, pageErr(err, page), secrets)
+		s.writeScrubbed(w, pageErr(err, page), secrets)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{key: items, "nextPageToken": next})
@@ -305,17 +319,17 @@ func (s *Server) handleListCatalogTables(w http.ResponseWriter, r *http.Request)
 func (s *Server) handleDescribeTable(w http.ResponseWriter, r *http.Request) {
 	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	ident := catalog.TableIdent{Namespace: splitNamespace(r.PathValue("ns")), Name: r.PathValue("table")}
 	info, err := cat.Describe(r.Context(), ident)
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	for k, v := range info.Properties {
-		info.Properties[k] = scrub(v, secrets)
+		info.Properties[k] = s.scrub(v, secrets)
 	}
 	writeJSON(w, http.StatusOK, info)
 }

@@ -9,8 +9,9 @@ import (
 )
 
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	if _, err := s.store.ListTables(r.Context()); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unhealthy", "error": "checkpoint store: " + err.Error()})
+	if err := s.store.health(r.Context()); err != nil {
+		w.Header().Set("Retry-After", "1")
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unhealthy", "error": s.scrub(err.Error(), nil)})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.version})
@@ -21,7 +22,7 @@ func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	tables, err := s.store.ListTables(r.Context())
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
+		s.writeErr(w, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/plain; version=0.0.4")

@@ -100,19 +100,19 @@ func (s *Server) handleDeleteTable(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	st, err := s.watcher.TableState(r.Context(), name)
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	if st.State == watcher.StateRunning {
-		writeErr(w, fmt.Errorf("delete table %s: %w (run %s); pause it and retry", name, watcher.ErrRunning, st.RunningRunID))
+		s.writeErr(w, fmt.Errorf("delete table %s: %w (run %s); pause it and retry", name, watcher.ErrRunning, st.RunningRunID))
 		return
 	}
 	if err := s.store.DeleteTable(r.Context(), name); err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
-		writeErr(w, fmt.Errorf("delete table %s: %w", name, err))
+		s.writeErr(w, fmt.Errorf("delete table %s: %w", name, err))
 		return
 	}
 	if err := s.watcher.Refresh(r.Context()); err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	s.log.Info("table deleted", slog.String("table", name))

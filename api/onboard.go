@@ -150,22 +150,22 @@ func infer(sc *iceberg.Schema, p previewRequest, topts schema.TableOptions) (*sc
 
 func (s *Server) handlePreview(w http.ResponseWriter, r *http.Request) {
 	var req previewRequest
-	if err := decodeBody(w, r, &req); err != nil {
-		writeErr(w, err)
+	if err := s.decodeBody(w, r, &req); err != nil {
+		s.writeErr(w, err)
 		return
 	}
 	if err := req.check(); err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	sc, secrets, err := s.icebergSchema(r, req)
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	res, tc, err := infer(sc, req, schema.TableOptions{})
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	writeJSON(w, http.StatusOK, preview(res, tc))
@@ -188,29 +188,29 @@ func preview(res *schema.Result, tc *pinot.TableConfig) previewView {
 // run at once (201 with the table; 409 if the name is taken).
 func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request) {
 	var req createRequest
-	if err := decodeBody(w, r, &req); err != nil {
-		writeErr(w, err)
+	if err := s.decodeBody(w, r, &req); err != nil {
+		s.writeErr(w, err)
 		return
 	}
 	t, secrets, err := s.buildTable(r, req)
 	if err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	if err := s.watcher.AddTable(r.Context(), t); err != nil {
-		writeScrubbed(w, err, secrets)
+		s.writeScrubbed(w, err, secrets)
 		return
 	}
 	s.log.Info("table created", slog.String("table", t.Name), slog.String("connection", t.Connection),
 		slog.String("source", t.Namespace+"."+t.Source))
 	stored, err := s.store.GetTable(r.Context(), t.Name)
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	v, err := s.view(r, stored)
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, v)
@@ -244,6 +244,9 @@ func (s *Server) buildTable(r *http.Request, req createRequest) (checkpoint.Tabl
 	}
 	if err := watcher.ValidateTaskConfig(t.TaskConfig); err != nil {
 		return checkpoint.Table{}, secrets, fmt.Errorf("%w: %w", errBadRequest, err)
+	}
+	if err := watcher.CheckScheduleInterval(t.TaskConfig, s.opts.MinScheduleInterval); err != nil {
+		return checkpoint.Table{}, secrets, err
 	}
 	return t, secrets, nil
 }

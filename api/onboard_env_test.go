@@ -195,7 +195,8 @@ func newOnboardEnv(t *testing.T) *onboardEnv {
 	if err := w.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	e.srv = httptest.NewServer(api.New(e.store, w, cats, logger, "test").Handler())
+	e.srv = httptest.NewServer(api.New(e.store, w, cats, logger, "test",
+		api.Options{Policy: catalog.Policy{LocalRoots: []string{filepath.Dir(e.lake.dbPath)}}}).Handler())
 	t.Cleanup(func() {
 		e.srv.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -233,6 +234,9 @@ func (e *onboardEnv) do(method, path string, body any) (int, string) {
 	req, err := http.NewRequest(method, e.srv.URL+path, rd)
 	if err != nil {
 		e.t.Fatal(err)
+	}
+	if method != "GET" {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/schema"
+	"github.com/floehq/floe/internal/redact"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -45,42 +45,70 @@ type Catalogs interface {
 
 // Server serves the API.
 type Server struct {
-	store   checkpoint.Store
-	watcher Watcher
+	store   storeCalls
+	watcher watcherCalls
 	cats    Catalogs
 	log     *slog.Logger
 	version string
 	started time.Time
+	opts    Options
+	red     *redact.Redactor
+	tokens  tokenSet
+	calls   chan struct{} // one slot per catalog call in flight
 	srv     *http.Server
 	ln      net.Listener
 }
 
 // New returns a Server; Open starts listening. cats may be nil: the
-// endpoints that talk to a catalog then answer 503.
-func New(store checkpoint.Store, w Watcher, cats Catalogs, logger *slog.Logger, version string) *Server {
+// endpoints that talk to a catalog then answer 503. opts holds at most
+// one Options (none: the defaults, an open API on loopback only).
+func New(store checkpoint.Store, w Watcher, cats Catalogs, logger *slog.Logger, version string, opts ...Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{store: store, watcher: w, cats: cats, log: logger, version: version, started: time.Now()}
-	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	var o Options
+	if len(opts) > 0 {
+		o = opts[0]
+	}
+	o = o.withDefaults()
+	sc := storeCalls{s: store, timeout: o.StoreTimeout, name: o.StoreName}
+	s := &Server{store: sc, watcher: watcherCalls{w: w, c: sc}, cats: cats, log: logger, version: version,
+		started: time.Now(), opts: o, red: o.Redactor, tokens: newTokenSet(o.AdminTokens, o.ReadTokens),
+		calls: make(chan struct{}, o.MaxCatalogCalls)}
+	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout, IdleTimeout: o.IdleTimeout,
+		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
 	return s
 }
 
-// Handler returns the routes (tests use it with httptest).
+// Handler returns the routes (tests use it with httptest). Every request
+// passes the Host check; every mutating one the Origin check; each route
+// then its access level, content type and catalog-call limit.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	for _, r := range s.routes() {
-		mux.HandleFunc(r.pattern, r.handler)
+		mux.Handle(r.pattern, s.guard(r))
 	}
 	static, _ := fs.Sub(staticFS, "static")
 	mux.Handle("GET /", http.FileServerFS(static))
-	return mux
+	return s.checkHost(s.checkOrigin(mux))
 }
+
+// access is who may call a route.
+type access int
+
+const (
+	open  access = iota // anyone
+	read                // a read or admin token
+	admin               // an admin token
+)
 
 // route is one API pattern and its handler.
 type route struct {
 	pattern string
 	handler http.HandlerFunc
+	access  access
+	catalog bool // reaches a catalog: counts against MaxCatalogCalls
 }
 
 // Routes lists every "METHOD /path" pattern the API serves except the
@@ -94,42 +122,51 @@ func (s *Server) Routes() []string {
 }
 
 func (s *Server) routes() []route {
+	metrics := open
+	if s.opts.ProtectMetrics {
+		metrics = read
+	}
 	return []route{
-		{"GET /healthz", s.handleHealth},
-		{"GET /metrics", s.handleMetrics},
-		{"GET /api/v1/openapi.json", s.handleOpenAPI},
-		{"GET /api/v1/tables", s.handleListTables},
-		{"POST /api/v1/tables", s.handleCreateTable},
-		{"POST /api/v1/tables/preview", s.handlePreview},
-		{"GET /api/v1/tables/{name}", s.handleGetTable},
-		{"DELETE /api/v1/tables/{name}", s.handleDeleteTable},
-		{"GET /api/v1/tables/{name}/status", s.handleTableStatus},
-		{"GET /api/v1/tables/{name}/checkpoint", s.handleCheckpoint},
-		{"GET /api/v1/tables/{name}/runs", s.handleRuns},
-		{"POST /api/v1/tables/{name}/trigger", s.handleTrigger},
-		{"POST /api/v1/tables/{name}/pause", s.handlePause},
-		{"POST /api/v1/tables/{name}/resume", s.handleResume},
-		{"GET /api/v1/connections", s.handleListConnections},
-		{"POST /api/v1/connections", s.handlePutConnection},
-		{"GET /api/v1/connections/{name}", s.handleGetConnection},
-		{"DELETE /api/v1/connections/{name}", s.handleDeleteConnection},
-		{"POST /api/v1/connections/{name}/validate", s.handleValidateConnection},
-		{"GET /api/v1/connections/{name}/iam-policy", s.handleIAMPolicy},
-		{"POST /api/v1/connections/{name}/iam-policy", s.handleIAMPolicyUnsaved},
-		{"GET /api/v1/connections/{name}/cloudformation", s.handleCloudFormation},
-		{"POST /api/v1/connections/{name}/cloudformation", s.handleCloudFormationUnsaved},
-		{"GET /api/v1/connections/{name}/namespaces", s.handleListNamespaces},
-		{"GET /api/v1/connections/{name}/namespaces/{ns}/tables", s.handleListCatalogTables},
-		{"GET /api/v1/connections/{name}/namespaces/{ns}/tables/{table}", s.handleDescribeTable},
-		{"GET /debug/pprof/", pprof.Index},
-		{"GET /debug/pprof/profile", pprof.Profile},
-		{"GET /debug/pprof/trace", pprof.Trace},
+		{"GET /healthz", s.handleHealth, open, false},
+		{"GET /metrics", s.handleMetrics, metrics, false},
+		{"GET /api/v1/openapi.json", s.handleOpenAPI, read, false},
+		{"GET /api/v1/tables", s.handleListTables, read, false},
+		{"POST /api/v1/tables", s.handleCreateTable, admin, true},
+		{"POST /api/v1/tables/preview", s.handlePreview, admin, true},
+		{"GET /api/v1/tables/{name}", s.handleGetTable, read, false},
+		{"DELETE /api/v1/tables/{name}", s.handleDeleteTable, admin, false},
+		{"GET /api/v1/tables/{name}/status", s.handleTableStatus, read, false},
+		{"GET /api/v1/tables/{name}/checkpoint", s.handleCheckpoint, read, false},
+		{"GET /api/v1/tables/{name}/runs", s.handleRuns, read, false},
+		{"POST /api/v1/tables/{name}/trigger", s.handleTrigger, admin, false},
+		{"POST /api/v1/tables/{name}/pause", s.handlePause, admin, false},
+		{"POST /api/v1/tables/{name}/resume", s.handleResume, admin, false},
+		{"GET /api/v1/connections", s.handleListConnections, read, false},
+		{"POST /api/v1/connections", s.handlePutConnection, admin, false},
+		{"GET /api/v1/connections/{name}", s.handleGetConnection, read, false},
+		{"DELETE /api/v1/connections/{name}", s.handleDeleteConnection, admin, false},
+		{"POST /api/v1/connections/{name}/validate", s.handleValidateConnection, admin, true},
+		{"GET /api/v1/connections/{name}/iam-policy", s.handleIAMPolicy, read, false},
+		{"POST /api/v1/connections/{name}/iam-policy", s.handleIAMPolicyUnsaved, admin, false},
+		{"GET /api/v1/connections/{name}/cloudformation", s.handleCloudFormation, read, false},
+		{"POST /api/v1/connections/{name}/cloudformation", s.handleCloudFormationUnsaved, admin, false},
+		{"GET /api/v1/connections/{name}/namespaces", s.handleListNamespaces, read, true},
+		{"GET /api/v1/connections/{name}/namespaces/{ns}/tables", s.handleListCatalogTables, read, true},
+		{"GET /api/v1/connections/{name}/namespaces/{ns}/tables/{table}", s.handleDescribeTable, read, true},
+		{"GET /debug/pprof/", pprof.Index, admin, false},
+		{"GET /debug/pprof/profile", pprof.Profile, admin, false},
+		{"GET /debug/pprof/trace", pprof.Trace, admin, false},
 	}
 }
 
 // Open listens on addr (use 127.0.0.1:0 for a free port) and serves in
-// the background.
+// the background. Without tokens it serves loopback addresses only,
+// unless Options.Insecure is set.
 func (s *Server) Open(addr string) error {
+	if !s.opts.hasTokens() && !s.opts.Insecure && !isLoopback(addr) {
+		return fmt.Errorf("listen on %s: no API token is set, so floe serves loopback addresses only "+
+			"(set server.adminTokens, or server.insecure: true)", addr)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
@@ -154,11 +191,6 @@ func (s *Server) Close(ctx context.Context) error {
 	return nil
 }
 
-// apiError is the JSON error body.
-type apiError struct {
-	Error string `json:"error"`
-}
-
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
@@ -166,37 +198,3 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
 }
-
-// writeErr maps store, watcher, schema and catalog errors to HTTP statuses.
-func writeErr(w http.ResponseWriter, err error) {
-	writeJSON(w, errStatus(err), apiError{Error: err.Error()})
-}
-
-func errStatus(err error) int {
-	switch {
-	case errors.Is(err, errBadRequest), errors.Is(err, catalog.ErrInvalidConfig),
-		errors.Is(err, schema.ErrIllegalOverride), errors.Is(err, schema.ErrInvalidName),
-		errors.Is(err, schema.ErrUnsupportedType), errors.Is(err, watcher.ErrBadSchedule),
-		errors.Is(err, checkpoint.ErrInvalid):
-		return http.StatusBadRequest
-	case errors.Is(err, checkpoint.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
-		return http.StatusNotFound
-	case errors.Is(err, checkpoint.ErrConflict), errors.Is(err, checkpoint.ErrStale), errors.Is(err, watcher.ErrRunning),
-		errors.Is(err, errInUse):
-		return http.StatusConflict
-	case errors.Is(err, errNoCatalogs):
-		return http.StatusServiceUnavailable
-	case errors.Is(err, catalog.ErrAccessDenied), errors.Is(err, catalog.ErrBadCredentials),
-		errors.Is(err, catalog.ErrUnreachable), errors.Is(err, catalog.ErrTimeout),
-		errors.Is(err, catalog.ErrBadMetadata), errors.Is(err, catalog.ErrWrongRegion):
-		return http.StatusBadGateway
-	}
-	return http.StatusInternalServerError
-}
-
-// Error categories of the API itself.
-var (
-	errBadRequest = errors.New("bad request")
-	errInUse      = errors.New("in use")
-	errNoCatalogs = errors.New("catalog access not configured")
-)

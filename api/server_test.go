@@ -49,6 +49,9 @@ func newServer(t *testing.T) (*httptest.Server, checkpoint.Store) {
 func call(t *testing.T, method, url string) (int, string) {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
+	if method != "GET" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -30,6 +30,7 @@ func (s *Server) view(r *http.Request, t checkpoint.Table) (tableView, error) {
 	if err != nil {
 		return v, err
 	}
+	st.Error = s.scrub(st.Error, nil)
 	v.Status = st
 	cp, err := s.store.GetCheckpointSummary(r.Context(), t.Name)
 	switch {
@@ -43,6 +44,7 @@ func (s *Server) view(r *http.Request, t checkpoint.Table) (tableView, error) {
 		return v, err
 	}
 	if len(runs) > 0 {
+		runs[0].Error = s.scrub(runs[0].Error, nil)
 		v.LastRun = &runs[0]
 	}
 	return v, nil
@@ -51,14 +53,14 @@ func (s *Server) view(r *http.Request, t checkpoint.Table) (tableView, error) {
 func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request) {
 	tables, err := s.store.ListTables(r.Context())
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	out := make([]tableView, 0, len(tables))
 	for _, t := range tables {
 		v, err := s.view(r, t)
 		if err != nil {
-			writeErr(w, err)
+			s.writeErr(w, err)
 			return
 		}
 		out = append(out, v)
@@ -69,12 +71,12 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleGetTable(w http.ResponseWriter, r *http.Request) {
 	t, err := s.store.GetTable(r.Context(), r.PathValue("name"))
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	v, err := s.view(r, t)
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, v)
@@ -83,16 +85,17 @@ func (s *Server) handleGetTable(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleTableStatus(w http.ResponseWriter, r *http.Request) {
 	st, err := s.watcher.TableState(r.Context(), r.PathValue("name"))
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
+	st.Error = s.scrub(st.Error, nil)
 	writeJSON(w, http.StatusOK, st)
 }
 
 func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 	cp, err := s.store.GetCheckpoint(r.Context(), r.PathValue("name"))
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, cp)
@@ -110,13 +113,16 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	}
 	name := r.PathValue("name")
 	if _, err := s.store.GetTable(r.Context(), name); err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	runs, err := s.store.ListRuns(r.Context(), name, limit)
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
+	}
+	for i := range runs {
+		runs[i].Error = s.scrub(runs[i].Error, nil) // runs stored by older replicas too (I7)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
 }
@@ -124,7 +130,7 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleTrigger(w http.ResponseWriter, r *http.Request) {
 	id, err := s.watcher.Trigger(r.Context(), r.PathValue("name"))
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"runId": id})
@@ -136,7 +142,7 @@ func (s *Server) handleTrigger(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handlePause(w http.ResponseWriter, r *http.Request) {
 	t, err := s.watcher.Pause(r.Context(), r.PathValue("name"))
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"name": t.Name, "revision": t.Revision, "taskConfig": t.TaskConfig})
@@ -145,7 +151,7 @@ func (s *Server) handlePause(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) {
 	t, err := s.watcher.Resume(r.Context(), r.PathValue("name"))
 	if err != nil {
-		writeErr(w, err)
+		s.writeErr(w, err)
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"name": t.Name, "revision": t.Revision, "taskConfig": t.TaskConfig})

@@ -105,6 +105,13 @@ func (p Policy) Resolve(cfg Config) (Config, error) {
 	return out, nil
 }
 
+// IsSecretRef reports whether a secret value is a ${env:NAME} or
+// ${file:/path} reference rather than the secret itself.
+func IsSecretRef(v string) bool {
+	_, _, ok := parseSecretRef(v)
+	return ok
+}
+
 // parseSecretRef splits "${env:NAME}" or "${file:/path}"; ok is false for
 // a plain value.
 func parseSecretRef(v string) (kind, arg string, ok bool) {
@@ -300,10 +307,13 @@ func sqlitePath(dsn string) string {
 
 // SecretValues returns every secret value of the connection: its secrets
 // and any password written into a URL prop (a redactor hides them all).
+// Secret references are not values: they are left out.
 func (c Config) SecretValues() []string {
 	var out []string
 	for _, v := range c.Secrets {
-		out = append(out, v)
+		if !IsSecretRef(v) {
+			out = append(out, v)
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(c.Props)) {
 		if u, err := url.Parse(c.Props[k]); err == nil && u.User != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
+	"github.com/floehq/floe/internal/redact"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
@@ -23,7 +24,8 @@ import (
 // app holds the wired components of a floe process.
 type app struct {
 	cfg     config.Config
-	log     *slog.Logger
+	log     *slog.Logger // scrubs every secret the redactor knows
+	red     *redact.Redactor
 	store   checkpoint.Store
 	loader  *catalogLoader
 	watcher *watcher.Watcher
@@ -96,8 +98,13 @@ func newUploader(ctx context.Context, cfg config.Pinot) (pinot.Uploader, error) 
 	return c, nil
 }
 
-// newApp wires store, catalogs, Pinot and the watcher.
+// newApp wires store, catalogs, Pinot and the watcher. Every log line
+// from here on passes the redactor, which knows the configured secrets at
+// once and each connection's when it is stored or opened (I7).
 func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, error) {
+	red := redact.New()
+	red.Set("config", configSecrets(cfg)...)
+	logger = slog.New(redact.NewHandler(logger.Handler(), red))
 	store, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
@@ -111,12 +118,16 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 		store.Close()
 		return nil, err
 	}
-	loader := newCatalogLoader(store, logger)
+	if err := learnStoredSecrets(ctx, store, red); err != nil {
+		store.Close()
+		return nil, err
+	}
+	loader := newCatalogLoader(store, logger, cfg.Security.Policy(), red)
 	w := watcher.New(watcher.Deps{
 		Store: store, Loader: loader, Builder: watcher.IcebergBuilder{}, Uploader: up, Logger: logger,
-		Work: workQueue(cfg.Watcher, store),
+		Work: workQueue(cfg.Watcher, store), Scrub: red.Scrub,
 	}, watcherOptions(cfg.Watcher))
-	return &app{cfg: cfg, log: logger, store: store, loader: loader, watcher: w}, nil
+	return &app{cfg: cfg, log: logger, red: red, store: store, loader: loader, watcher: w}, nil
 }
 
 // watcherOptions maps the watcher's configuration onto its options.
@@ -157,7 +168,8 @@ func seedConnections(ctx context.Context, store checkpoint.Store, conns map[stri
 // serve starts the API on addr and then the watcher; on failure it closes
 // whatever it had started, and the app.
 func (a *app) serve(ctx context.Context, addr string) (*api.Server, error) {
-	srv := api.New(a.store, a.watcher, a.loader, a.log, version)
+	srv := api.New(a.store, a.watcher, a.loader, a.log, version, a.apiOptions())
+	a.logAccess(addr)
 	if err := srv.Open(addr); err != nil {
 		_ = a.Close(context.WithoutCancel(ctx))
 		return nil, err

@@ -47,6 +47,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg.Pinot.SegmentDir = filepath.Join(o.dataDir, "segments")
 	cfg.Watcher.WorkDir = filepath.Join(o.dataDir, "work")
 	cfg.Watcher.RefreshInterval = 5 * time.Second
+	cfg.Watcher.MinScheduleInterval = time.Second
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -55,6 +56,13 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog.Logger, stdout io.Writer) error {
+	// The demo's catalog lives in its data directory: the one local root
+	// it allows.
+	dataDir, err := filepath.Abs(o.dataDir)
+	if err != nil {
+		return fmt.Errorf("demo data directory: %w", err)
+	}
+	cfg.Security.LocalRoots = append(cfg.Security.LocalRoots, dataDir)
 	lake, err := openDemoLake(ctx, o.dataDir)
 	if err != nil {
 		return err

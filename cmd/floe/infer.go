@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 
 	"github.com/apache/iceberg-go"
@@ -14,6 +15,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/internal/redact"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/schema"
 )
@@ -122,7 +124,9 @@ func loadIcebergSchema(ctx context.Context, f inferFlags, tn schema.TableName, s
 	if err != nil {
 		return nil, err
 	}
-	logger := newLogger(cfg.Log, stderr)
+	red := redact.New()
+	red.Set("config", configSecrets(cfg)...)
+	logger := slog.New(redact.NewHandler(newLogger(cfg.Log, stderr).Handler(), red))
 	store, err := openStore(ctx, cfg, logger)
 	if err != nil {
 		return nil, err
@@ -131,15 +135,15 @@ func loadIcebergSchema(ctx context.Context, f inferFlags, tn schema.TableName, s
 	if err := seedConnections(ctx, store, cfg.Connections); err != nil {
 		return nil, err
 	}
-	loader := newCatalogLoader(store, logger)
+	loader := newCatalogLoader(store, logger, cfg.Security.Policy(), red)
 	defer loader.Close()
 	cat, err := loader.catalogFor(ctx, f.connection)
 	if err != nil {
-		return nil, err
+		return nil, scrubErr(red, err)
 	}
 	tbl, err := cat.LoadTable(ctx, catalog.TableIdent{Namespace: tn.Namespace, Name: tn.Table})
 	if err != nil {
-		return nil, err
+		return nil, scrubErr(red, err)
 	}
 	return tbl.Iceberg.Schema(), nil
 }

@@ -115,8 +115,8 @@ func TestCmdInfer_connection(t *testing.T) {
 	dir := t.TempDir()
 	demoMetadataIn(t, dir)
 	cfg := filepath.Join(dir, "floe.yaml")
-	yaml := "store:\n  path: " + filepath.Join(dir, "store.db") + "\nconnections:\n  demo:\n    type: sql\n    props:\n      uri: " +
-		filepath.Join(dir, "catalog.db") + "\n"
+	yaml := "store:\n  path: " + filepath.Join(dir, "store.db") + "\nsecurity:\n  localRoots: [" + dir + "]\n" +
+		"connections:\n  demo:\n    type: sql\n    props:\n      uri: " + filepath.Join(dir, "catalog.db") + "\n"
 	if err := os.WriteFile(cfg, []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -11,14 +11,17 @@ import (
 	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/redact"
 	"github.com/floehq/floe/watcher"
 )
 
 // catalogLoader implements watcher.TableLoader: it opens each connection's
 // catalog once and reuses it, reopening when the connection changes.
 type catalogLoader struct {
-	store checkpoint.Store
-	log   *slog.Logger
+	store  checkpoint.Store
+	log    *slog.Logger
+	policy catalog.Policy   // local files and secret references allowed
+	red    *redact.Redactor // learns each connection's secrets as it opens
 
 	mu   sync.Mutex
 	open map[string]openCatalog
@@ -34,8 +37,8 @@ var (
 	_ api.Catalogs        = (*catalogLoader)(nil)
 )
 
-func newCatalogLoader(store checkpoint.Store, logger *slog.Logger) *catalogLoader {
-	return &catalogLoader{store: store, log: logger, open: map[string]openCatalog{}}
+func newCatalogLoader(store checkpoint.Store, logger *slog.Logger, policy catalog.Policy, red *redact.Redactor) *catalogLoader {
+	return &catalogLoader{store: store, log: logger, policy: policy, red: red, open: map[string]openCatalog{}}
 }
 
 // catalogFor returns the open catalog of the named connection.
@@ -57,7 +60,14 @@ func (l *catalogLoader) catalogFor(ctx context.Context, name string) (catalog.Ca
 		_ = oc.cat.Close()
 		delete(l.open, name)
 	}
-	cat, err := catalog.Open(ctx, catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}, l.log)
+	cfg := catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}
+	l.red.Set("stored/"+name, cfg.SecretValues()...)
+	cfg, err = l.policy.Resolve(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open connection %s: %w", name, err)
+	}
+	l.red.Set("opened/"+name, cfg.SecretValues()...)
+	cat, err := catalog.Open(ctx, cfg, l.log)
 	if err != nil {
 		return nil, fmt.Errorf("open connection %s: %w", name, err)
 	}

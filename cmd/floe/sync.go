@@ -43,8 +43,9 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if bar != nil {
 		bar.finish()
 	}
+	run.Error = a.red.Scrub(run.Error)
 	printRun(stdout, run)
-	return err
+	return scrubErr(a.red, err)
 }
 
 func printRun(w io.Writer, r checkpoint.Run) {
