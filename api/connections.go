@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
@@ -254,6 +255,29 @@ func splitNamespace(ns string) []string {
 	return strings.Split(ns, ".")
 }
 
+// checkIdent refuses a namespace or table name a catalog could take for a
+// path or that renders as something else: empty levels, "." and "..",
+// '/' and '\', control and invisible format characters.
+func checkIdent(field, v string) error {
+	for _, part := range splitNamespace(v) {
+		bad := ""
+		switch {
+		case part == "":
+			bad = "an empty level"
+		case part == "." || part == "..":
+			bad = "the level " + strconv.Quote(part)
+		case strings.ContainsAny(part, "/\\"):
+			bad = "a path separator"
+		case strings.IndexFunc(part, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0:
+			bad = "a control or invisible character"
+		}
+		if bad != "" {
+			return fmt.Errorf("%w: %s: %q holds %s", errBadRequest, field, v, bad)
+		}
+	}
+	return nil
+}
+
 // listPage answers one page of a catalog listing: it opens the
 // connection's catalog, asks list for the page and writes
 // {key: items, "nextPageToken": ...}. Errors never carry the secrets.
@@ -281,6 +305,9 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, key string,
 // levels below a namespace).
 func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
 	s.listPage(w, r, "namespaces", func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error) {
+		if err := checkIdent("parent", r.URL.Query().Get("parent")); err != nil {
+			return nil, "", err
+		}
 		p, err := cat.ListNamespaces(ctx, splitNamespace(r.URL.Query().Get("parent")), page)
 		if err != nil {
 			return nil, "", err
@@ -302,6 +329,9 @@ type catalogTableView struct {
 // handleListCatalogTables lists one page of a namespace's tables.
 func (s *Server) handleListCatalogTables(w http.ResponseWriter, r *http.Request) {
 	s.listPage(w, r, "tables", func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error) {
+		if err := checkIdent("namespace", r.PathValue("ns")); err != nil {
+			return nil, "", err
+		}
 		p, err := cat.ListTables(ctx, splitNamespace(r.PathValue("ns")), page)
 		if err != nil {
 			return nil, "", err
@@ -317,6 +347,10 @@ func (s *Server) handleListCatalogTables(w http.ResponseWriter, r *http.Request)
 // handleDescribeTable summarises one Iceberg table: schema, partitioning,
 // current snapshot.
 func (s *Server) handleDescribeTable(w http.ResponseWriter, r *http.Request) {
+	if err := errors.Join(checkIdent("namespace", r.PathValue("ns")), checkIdent("table", r.PathValue("table"))); err != nil {
+		s.writeErr(w, err)
+		return
+	}
 	cat, secrets, err := s.openCatalog(r, r.PathValue("name"))
 	if err != nil {
 		s.writeScrubbed(w, err, secrets)

@@ -16,6 +16,26 @@
 //
 // Credentials never leave through this package (I7): connections are
 // returned with their secrets replaced by the names of the secret keys,
-// passwords in URL props are masked, and every error about a connection
-// has the connection's secret values scrubbed before it is sent.
+// passwords in URL props are masked, and every error and run error it
+// answers passes the process redactor (Options.Redactor), which knows
+// every secret floe holds, plus the secrets of the request at hand.
+//
+// # Access
+//
+// Every request passes, in order: the Host check (listen address,
+// localhost, IP literals, Options.AllowedHosts; 421 otherwise, against DNS
+// rebinding), the Origin check on POST and DELETE (a browser request from
+// another origin than floe's own or Options.AllowedOrigins: 403), the
+// bearer token when tokens are set (none: 401; a read token on a route
+// that changes something or on /debug/pprof: 403; /healthz and, unless
+// ProtectMetrics, /metrics are open), Content-Type: application/json on
+// POST and DELETE (415), the body size limit (413) and read timeout
+// (408), and for routes that reach a catalog the concurrency limit (429
+// with Retry-After). Without tokens Open serves loopback addresses only
+// unless Options.Insecure is set.
+//
+// Store calls run under Options.StoreTimeout (/healthz under at most 1s);
+// a store that cannot be reached answers 503 with Retry-After, naming the
+// store. What a client can cause is a 4xx; a failing catalog is 502; only
+// floe's own faults are 500.
 package api

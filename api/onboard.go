@@ -78,7 +78,7 @@ func (p previewRequest) check() error {
 			return fmt.Errorf("%w: %s: required", errBadRequest, f.name)
 		}
 	}
-	return nil
+	return errors.Join(checkIdent("namespace", p.Namespace), checkIdent("table", p.Table))
 }
 
 func (p previewRequest) tableName() schema.TableName {

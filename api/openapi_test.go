@@ -63,3 +63,43 @@ func TestServer_RoutesServed(t *testing.T) {
 		}
 	}
 }
+
+// The document states the bearer scheme, requires it by default, and
+// leaves /healthz open.
+func TestServer_OpenAPISecurity(t *testing.T) {
+	srv, _ := newServer(t)
+	_, body := call(t, "GET", srv.URL+"/api/v1/openapi.json")
+	var doc struct {
+		Security   []map[string][]string `json:"security"`
+		Components struct {
+			SecuritySchemes map[string]struct{ Type, Scheme string } `json:"securitySchemes"`
+		} `json:"components"`
+		Paths map[string]map[string]struct {
+			Security  *[]map[string][]string     `json:"security"`
+			Responses map[string]json.RawMessage `json:"responses"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if s := doc.Components.SecuritySchemes["bearerAuth"]; s.Type != "http" || s.Scheme != "bearer" {
+		t.Fatalf("bearerAuth scheme: %+v", s)
+	}
+	if len(doc.Security) != 1 || doc.Security[0]["bearerAuth"] == nil {
+		t.Fatalf("global security: %v", doc.Security)
+	}
+	if h := doc.Paths["/healthz"]["get"].Security; h == nil || len(*h) != 0 {
+		t.Fatalf("/healthz must be open: %v", h)
+	}
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			if method == "post" || method == "delete" {
+				for _, code := range []string{"401", "403", "415"} {
+					if _, ok := op.Responses[code]; !ok {
+						t.Errorf("%s %s does not document %s", method, path, code)
+					}
+				}
+			}
+		}
+	}
+}

@@ -5,11 +5,54 @@
 const $ = (sel) => document.querySelector(sel);
 let selected = null;
 
+// The API token lives in this browser tab's sessionStorage only: never in
+// a cookie, never sent anywhere but floe's own API. A link ending in
+// #token=... hands the page a token once and is removed from the address.
+const TOKEN_KEY = "floe.token";
+
+function takeTokenFromHash() {
+  const m = location.hash.match(/^#token=(.+)$/);
+  if (!m) return;
+  sessionStorage.setItem(TOKEN_KEY, decodeURIComponent(m[1]));
+  history.replaceState(null, "", location.pathname + location.search);
+}
+
+function authHeaders(extra) {
+  const h = Object.assign({}, extra);
+  const tok = sessionStorage.getItem(TOKEN_KEY);
+  if (tok) h["Authorization"] = "Bearer " + tok;
+  return h;
+}
+
+// NeedToken: the API answered 401; the page shows the token form.
+class NeedToken extends Error {}
+
+function showLogin(show, msg) {
+  $("#login").hidden = !show;
+  $("#login-msg").textContent = msg || "";
+  $("#logout").hidden = show || !sessionStorage.getItem(TOKEN_KEY);
+}
+
+function setupLogin() {
+  $("#login").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const tok = $("#token").value.trim();
+    $("#token").value = "";
+    if (tok) sessionStorage.setItem(TOKEN_KEY, tok);
+    refresh();
+  });
+  $("#logout").addEventListener("click", () => {
+    sessionStorage.removeItem(TOKEN_KEY);
+    refresh();
+  });
+}
+
 // Snapshot ids are 64-bit: JSON.parse would round them. Keep the source
 // text of any integer a double cannot hold exactly (where the browser
 // gives the reviver the source; elsewhere the rounded number shows).
 async function getJSON(url) {
-  const resp = await fetch(url);
+  const resp = await fetch(url, { headers: authHeaders() });
+  if (resp.status === 401) throw new NeedToken();
   const body = await resp.text();
   const data = JSON.parse(body, (key, value, context) =>
     typeof value === "number" && !Number.isSafeInteger(value) && Number.isInteger(value) && context && context.source
@@ -47,7 +90,10 @@ function badge(row, value) {
 }
 
 async function post(name, action) {
-  const resp = await fetch(`/api/v1/tables/${encodeURIComponent(name)}/${action}`, { method: "POST" });
+  const resp = await fetch(`/api/v1/tables/${encodeURIComponent(name)}/${action}`, {
+    method: "POST", headers: authHeaders({ "Content-Type": "application/json" }), body: "{}",
+  });
+  if (resp.status === 401) { showLogin(true, "the token was refused"); return; }
   if (!resp.ok) {
     const body = await resp.json().catch(() => ({}));
     showError(`${action} ${name}: ${body.error || resp.status}`);
@@ -148,11 +194,20 @@ async function refresh() {
     await renderRuns();
     await renderConnections();
     showError("");
+    showLogin(false);
     $("#updated").textContent = "updated " + new Date().toLocaleTimeString();
   } catch (e) {
+    if (e instanceof NeedToken) {
+      const had = sessionStorage.getItem(TOKEN_KEY);
+      sessionStorage.removeItem(TOKEN_KEY);
+      showLogin(true, had ? "the token was refused" : "this floe asks for an API token");
+      return;
+    }
     showError("cannot reach floe: " + e.message);
   }
 }
 
+takeTokenFromHash();
+setupLogin();
 refresh();
 setInterval(refresh, 3000);
