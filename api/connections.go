@@ -256,16 +256,14 @@ func splitNamespace(ns string) []string {
 }
 
 // checkIdent refuses a namespace or table name a catalog could take for a
-// path or that renders as something else: empty levels, "." and "..",
-// '/' and '\', control and invisible format characters.
+// path or that renders as something else: empty levels (so no "." or
+// ".." either), '/' and '\', control and invisible format characters.
 func checkIdent(field, v string) error {
 	for _, part := range splitNamespace(v) {
 		bad := ""
 		switch {
-		case part == "":
+		case part == "": // also what "." and ".." split into
 			bad = "an empty level"
-		case part == "." || part == "..":
-			bad = "the level " + strconv.Quote(part)
 		case strings.ContainsAny(part, "/\\"):
 			bad = "a path separator"
 		case strings.IndexFunc(part, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) >= 0:
