@@ -34,8 +34,8 @@
 // with Retry-After). Without tokens Open serves loopback addresses only
 // unless Options.Insecure is set.
 //
-// Store calls run under Options.StoreTimeout (/healthz under at most 1s);
-// a store that cannot be reached answers 503 with Retry-After, naming the
-// store. What a client can cause is a 4xx; a failing catalog is 502; only
+// Store calls run under Options.StoreTimeout (/healthz at most
+// HealthTimeout, 800ms), so a store that cannot be reached answers 503
+// within a second, with Retry-After, naming the store. What a client can cause is a 4xx; a failing catalog is 502; only
 // floe's own faults are 500.
 package api

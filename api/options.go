@@ -31,8 +31,9 @@ type Options struct {
 	// MaxCatalogCalls bounds concurrent calls that reach a catalog
 	// (default 4); the rest are answered 429 with Retry-After.
 	MaxCatalogCalls int
-	// StoreTimeout bounds each store call (default 1s; /healthz at most
-	// 1s; a full checkpoint read ten times as long).
+	// StoreTimeout bounds each store call (default and /healthz at most
+	// HealthTimeout, so that an outage answers 503 within a second; a full
+	// checkpoint read ten times as long).
 	StoreTimeout time.Duration
 	// StoreName names the checkpoint store in 503 answers (default
 	// "checkpoint store").
@@ -48,6 +49,10 @@ type Options struct {
 	Redactor *redact.Redactor
 }
 
+// HealthTimeout bounds the store check of /healthz, and is the default
+// StoreTimeout.
+const HealthTimeout = 800 * time.Millisecond
+
 // withDefaults fills the zero fields.
 func (o Options) withDefaults() Options {
 	def := func(d *time.Duration, v time.Duration) {
@@ -58,7 +63,7 @@ func (o Options) withDefaults() Options {
 	def(&o.ReadTimeout, 30*time.Second)
 	def(&o.WriteTimeout, 2*time.Minute)
 	def(&o.IdleTimeout, 2*time.Minute)
-	def(&o.StoreTimeout, time.Second)
+	def(&o.StoreTimeout, HealthTimeout)
 	def(&o.MinScheduleInterval, watcher.DefaultMinScheduleInterval)
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 1 << 20

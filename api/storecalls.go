@@ -131,10 +131,10 @@ func (wc watcherCalls) Refresh(ctx context.Context) error {
 	return err
 }
 
-// health checks the store within min(1s, timeout).
+// health checks the store within min(HealthTimeout, timeout).
 func (c storeCalls) health(ctx context.Context) error {
 	h := c
-	h.timeout = min(c.timeout, time.Second)
+	h.timeout = min(c.timeout, HealthTimeout)
 	_, err := bounded(h, ctx, 1, c.s.ListTables)
 	if err != nil && !isUnavailable(err) {
 		return fmt.Errorf("%s: %w", c.name, err)

@@ -62,6 +62,7 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	ro.ContextTimeoutEnabled = true
 	ro.ReadTimeout, ro.WriteTimeout = 3*time.Second, 3*time.Second
 	ro.PoolTimeout = 4 * time.Second
+	ro.DialerRetries = 2 // a server that refuses connections is reported at once
 	client := redis.NewClient(ro)
 	ctx, cancel := context.WithTimeout(ctx, 2*opts.DialTimeout)
 	defer cancel()

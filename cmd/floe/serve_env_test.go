@@ -127,6 +127,13 @@ type hdr map[string]string
 // do sends one request to the served API.
 func (e *servedEnv) do(method, path string, h hdr, body string) (int, http.Header, string) {
 	e.t.Helper()
+	return e.doTimeout(30*time.Second, method, path, h, body)
+}
+
+// doTimeout is do with a client timeout: an answer that takes longer
+// fails the test.
+func (e *servedEnv) doTimeout(timeout time.Duration, method, path string, h hdr, body string) (int, http.Header, string) {
+	e.t.Helper()
 	req, err := http.NewRequest(method, "http://"+e.addr+path, strings.NewReader(body))
 	if err != nil {
 		e.t.Fatal(err)
@@ -144,7 +151,7 @@ func (e *servedEnv) do(method, path string, h hdr, body string) (int, http.Heade
 			req.Header.Set(k, v)
 		}
 	}
-	client := &http.Client{Timeout: 30 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error {
+	client := &http.Client{Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}
 	resp, err := client.Do(req)
