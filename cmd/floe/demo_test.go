@@ -31,9 +31,19 @@ type demoTableView struct {
 	LastRun    *checkpoint.Run               `json:"lastRun"`
 }
 
-func getTable(addr string) (demoTableView, error) {
+func getTable(addr string) (demoTableView, error) { return getTableAuth(addr, "") }
+
+// getTableAuth reads the demo table, sending token when not empty.
+func getTableAuth(addr, token string) (demoTableView, error) {
 	var v demoTableView
-	resp, err := http.Get("http://" + addr + "/api/v1/tables/" + demoTable)
+	req, err := http.NewRequest("GET", "http://"+addr+"/api/v1/tables/"+demoTable, nil)
+	if err != nil {
+		return v, err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		return v, err
 	}
@@ -70,9 +80,15 @@ func runOf(t *testing.T, addr string, snapshot int64) checkpoint.Run {
 // than not.
 func waitSnapshot(t *testing.T, addr string, not int64) demoTableView {
 	t.Helper()
+	return waitSnapshotAuth(t, addr, not, "")
+}
+
+// waitSnapshotAuth is waitSnapshot against an API that asks for token.
+func waitSnapshotAuth(t *testing.T, addr string, not int64, token string) demoTableView {
+	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		v, err := getTable(addr)
+		v, err := getTableAuth(addr, token)
 		if err == nil && v.Checkpoint != nil && v.Checkpoint.SnapshotID != 0 && v.Checkpoint.SnapshotID != not {
 			return v
 		}
@@ -87,6 +103,12 @@ func waitSnapshot(t *testing.T, addr string, not int64) demoTableView {
 // when the test ends.
 func startDemo(t *testing.T, interval time.Duration) (string, string) {
 	t.Helper()
+	return startDemoWith(t, interval, nil)
+}
+
+// startDemoWith is startDemo with a hook that may change the configuration.
+func startDemoWith(t *testing.T, interval time.Duration, edit func(*config.Config)) (string, string) {
+	t.Helper()
 	dir := t.TempDir()
 	addr := freeAddr(t)
 	o := demoOptions{dataDir: dir, addr: addr, interval: interval, rows: 200, schedule: "* * * * * ?"}
@@ -95,6 +117,9 @@ func startDemo(t *testing.T, interval time.Duration) (string, string) {
 	cfg.Store.Path = filepath.Join(dir, "floe.db")
 	cfg.Pinot.SegmentDir = filepath.Join(dir, "segments")
 	cfg.Watcher.WorkDir = filepath.Join(dir, "work")
+	if edit != nil {
+		edit(&cfg)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- runDemo(ctx, cfg, o, newLogger(cfg.Log, io.Discard), io.Discard) }()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/floehq/floe/internal/config"
 	"github.com/floehq/floe/internal/testpeer"
 )
 
@@ -33,14 +34,26 @@ func chromiumDOM(t *testing.T, url, shot string) string {
 	return string(out)
 }
 
-// The status page, rendered by a real browser, shows the demo table with
-// the snapshot id floe checkpointed and its completed last run. The demo
-// appends no second snapshot here, so what the page shows is stable.
+// The status page, rendered by a real browser against a floe that asks
+// for a token, shows the demo table with the snapshot id floe checkpointed
+// and its completed last run, once given a read token (in the link's
+// fragment, which the page keeps in sessionStorage and drops from the
+// address). The demo appends no second snapshot here, so what the page
+// shows is stable.
 func TestStatusPage_ShowsSyncedTable(t *testing.T) {
-	addr, _ := startDemo(t, time.Hour)
-	v := waitSnapshot(t, addr, 0)
+	addr, _ := startDemoWith(t, time.Hour, func(c *config.Config) {
+		c.Server.AdminTokens = []string{testAdminToken}
+		c.Server.ReadTokens = []string{testReadToken}
+	})
+	v := waitSnapshotAuth(t, addr, 0, testReadToken)
 	shot := filepath.Join(t.TempDir(), "status.png")
-	dom := chromiumDOM(t, "http://"+addr+"/", shot)
+	dom := chromiumDOM(t, "http://"+addr+"/#token="+testReadToken, shot)
+	if strings.Contains(dom, testReadToken) {
+		t.Fatalf("the page shows the token:\n%s", dom)
+	}
+	if !strings.Contains(dom, `<form id="login" hidden="">`) {
+		t.Fatalf("the token form shows although a token was given:\n%s", dom)
+	}
 	for _, want := range []string{
 		`data-table="` + demoTable + `"`,
 		fmt.Sprint(v.Checkpoint.SnapshotID),
@@ -55,4 +68,19 @@ func TestStatusPage_ShowsSyncedTable(t *testing.T) {
 		t.Fatalf("status page shows an error:\n%s", dom)
 	}
 	t.Logf("screenshot: %s", shot)
+}
+
+// Without a token the page asks for one and shows no table.
+func TestStatusPage_AsksForToken(t *testing.T) {
+	addr, _ := startDemoWith(t, time.Hour, func(c *config.Config) { c.Server.ReadTokens = []string{testReadToken} })
+	waitSnapshotAuth(t, addr, 0, testReadToken)
+	dom := chromiumDOM(t, "http://"+addr+"/", filepath.Join(t.TempDir(), "login.png"))
+	for _, want := range []string{`<form id="login">`, "this floe asks for an API token", `type="password"`} {
+		if !strings.Contains(dom, want) {
+			t.Fatalf("status page lacks %q; DOM:\n%s", want, dom)
+		}
+	}
+	if strings.Contains(dom, `data-table="`+demoTable+`"`) {
+		t.Fatalf("the page shows tables without a token:\n%s", dom)
+	}
 }
