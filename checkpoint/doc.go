@@ -196,4 +196,12 @@
 // change to an in-process log of the last 256 changes that WatchTables
 // reads (C11, C12; Memory does the same). Only the process that holds the
 // file sees its changes, which is all there is with Bolt.
+//
+// # Secrets at rest
+//
+// Connection records hold their secrets as given, unencrypted, in both
+// layouts (the bbolt file is created mode 0600). A secret given as a
+// reference, ${env:NAME} or ${file:/path}, is stored as that text and read
+// only when the connection is opened (catalog.Policy), so the store never
+// holds its value.
 package checkpoint
