@@ -15,6 +15,9 @@ COPY --from=build /out/floe /usr/local/bin/floe
 USER nonroot:nonroot
 WORKDIR /home/nonroot
 EXPOSE 8080
+# Serving on every interface needs an API token: pass FLOE_SERVER_ADMINTOKENS
+# (and FLOE_SERVER_ALLOWEDHOSTS for the service's DNS name), or floe refuses
+# to start.
 ENV FLOE_SERVER_ADDR=0.0.0.0:8080 FLOE_LOG_FORMAT=json
 ENTRYPOINT ["/usr/local/bin/floe"]
 CMD ["serve"]
