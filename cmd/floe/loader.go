@@ -51,15 +51,11 @@ func (l *catalogLoader) catalogFor(ctx context.Context, name string) (catalog.Ca
 		return nil, fmt.Errorf("connection %s: %w", name, err)
 	}
 	version := conn.UpdatedAt.String()
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if oc, ok := l.open[name]; ok {
-		if oc.version == version {
-			return oc.cat, nil
-		}
-		_ = oc.cat.Close()
-		delete(l.open, name)
+	if cat := l.cached(name, version); cat != nil {
+		return cat, nil
 	}
+	// Open outside the lock: a catalog that is slow to answer must not hold
+	// up the other connections' tables.
 	cfg := catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}
 	l.red.Set("stored/"+name, cfg.SecretValues()...)
 	cfg, err = l.policy.Resolve(cfg)
@@ -71,8 +67,40 @@ func (l *catalogLoader) catalogFor(ctx context.Context, name string) (catalog.Ca
 	if err != nil {
 		return nil, fmt.Errorf("open connection %s: %w", name, err)
 	}
+	return l.keep(name, version, cat), nil
+}
+
+// cached returns the open catalog of the connection at version, closing
+// one opened at an older version; nil when there is none.
+func (l *catalogLoader) cached(name, version string) catalog.Catalog {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	oc, ok := l.open[name]
+	switch {
+	case !ok:
+		return nil
+	case oc.version == version:
+		return oc.cat
+	}
+	_ = oc.cat.Close()
+	delete(l.open, name)
+	return nil
+}
+
+// keep caches cat unless another caller opened the same version first,
+// in which case cat is closed and theirs returned.
+func (l *catalogLoader) keep(name, version string, cat catalog.Catalog) catalog.Catalog {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if oc, ok := l.open[name]; ok {
+		if oc.version == version {
+			_ = cat.Close()
+			return oc.cat
+		}
+		_ = oc.cat.Close()
+	}
 	l.open[name] = openCatalog{cat: cat, version: version}
-	return cat, nil
+	return cat
 }
 
 // Catalog returns the named connection's open catalog for the API; the
