@@ -31,8 +31,6 @@ type demoTableView struct {
 	LastRun    *checkpoint.Run               `json:"lastRun"`
 }
 
-func getTable(addr string) (demoTableView, error) { return getTableAuth(addr, "") }
-
 // getTableAuth reads the demo table, sending token when not empty.
 func getTableAuth(addr, token string) (demoTableView, error) {
 	var v demoTableView
