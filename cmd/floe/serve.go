@@ -31,9 +31,9 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	logger.Info("floe serving", slog.String("addr", "http://"+srv.Addr()), slog.String("version", version))
+	a.log.Info("floe serving", slog.String("addr", "http://"+srv.Addr()), slog.String("version", version))
 	<-ctx.Done()
-	return shutdown(a, srv, logger)
+	return shutdown(a, srv, a.log)
 }
 
 // shutdown stops the API, then the watcher, within a deadline.
