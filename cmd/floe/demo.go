@@ -87,7 +87,7 @@ func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog
 	}
 	fmt.Fprintf(stdout, "floe demo: status page http://%s/  API http://%s/api/v1/tables/%s\n", srv.Addr(), srv.Addr(), demoTable)
 	fmt.Fprintf(stdout, "floe demo: segments in %s; a new snapshot every %s; Ctrl-C stops\n", cfg.Pinot.SegmentDir, o.interval)
-	appendLoop(ctx, lake, o, logger)
+	appendLoop(ctx, lake, o, a.log)
 	return shutdown(a, srv, a.log)
 }
 
