@@ -16,13 +16,15 @@ import (
 )
 
 // configSecrets lists every secret value the configuration holds: API
-// tokens, Pinot headers, the Redis password and the plain secrets of the
-// connections it declares.
+// tokens, Pinot headers, deep-store keys, the Redis password and the plain
+// secrets of the connections it declares.
 func configSecrets(cfg config.Config) []string {
 	out := append(append([]string(nil), cfg.Server.AdminTokens...), cfg.Server.ReadTokens...)
 	for _, v := range cfg.Pinot.Headers {
 		out = append(out, v)
 	}
+	ds := cfg.Pinot.DeepStore
+	out = append(out, ds.AccessKeyID, ds.SecretAccessKey, ds.SessionToken)
 	if u, err := url.Parse(cfg.Store.Redis.URL); err == nil && u.User != nil {
 		if pw, ok := u.User.Password(); ok {
 			out = append(out, pw)

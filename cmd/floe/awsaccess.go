@@ -16,6 +16,7 @@ import (
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/catalog/awsaccess"
+	"github.com/floehq/floe/internal/config"
 )
 
 // awsFlags are the flags of aws-policy and aws-template.
@@ -30,7 +31,7 @@ func parseAWSFlags(name string, args []string, stderr io.Writer) (awsFlags, erro
 	fs.SetOutput(stderr)
 	cfgPath := configFlag(fs)
 	fs.StringVar(&f.connection, "connection", "", "connection NAME (from the config file, or from the floe at -server) (required)")
-	fs.StringVar(&f.server, "server", "", "ask a running floe at this URL (e.g. http://127.0.0.1:8080) instead of reading the config file")
+	fs.StringVar(&f.server, "server", "", "ask a running floe at this URL (e.g. http://127.0.0.1:8080) instead of reading the config file; its API token, if it asks for one, in "+config.APITokenEnv)
 	fs.StringVar(&f.opts.TrustedPrincipal, "trusted-principal", "", "floe's own principal allowed to assume the role: an account id or an IAM role or user ARN")
 	fs.Var((*repeated)(&f.opts.Data), "data", "s3://bucket/prefix of the table files (glue and REST connections); repeatable")
 	fs.StringVar(&f.opts.DeepStore, "deep-store", "", "s3://bucket/prefix of the Pinot deep store floe writes segments to")
@@ -151,6 +152,9 @@ func fromServer(ctx context.Context, f awsFlags, what string) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("ask %s: %w", f.server, err)
+	}
+	if tok := os.Getenv(config.APITokenEnv); tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

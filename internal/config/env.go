@@ -65,6 +65,11 @@ func list(dst func(c *Config) *[]string) func(*Config, string) error {
 	}
 }
 
+// APITokenEnv is the variable from which floe's commands that call a
+// running floe's API (aws-policy -server, ...) take their bearer token; it
+// configures nothing, so applyEnv lets it pass.
+const APITokenEnv = "FLOE_API_TOKEN"
+
 // envVars lists every supported override. The variable name is the field
 // path upper-cased with dots turned into underscores, prefixed FLOE_.
 func envVars() []envVar {
@@ -131,7 +136,7 @@ func applyEnv(c *Config, env []string) error {
 		}
 		v, isKnown := known[name]
 		if !isKnown {
-			if strings.HasPrefix(name, "FLOE_") && name != "FLOE_CONFIG" {
+			if strings.HasPrefix(name, "FLOE_") && name != "FLOE_CONFIG" && name != APITokenEnv {
 				return fmt.Errorf("%w: %w", ErrInvalid, &FieldError{name, "unknown environment variable"})
 			}
 			continue
