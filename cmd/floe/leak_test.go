@@ -118,7 +118,9 @@ func TestServe_NoSecretLeaks(t *testing.T) {
 			{"POST", "/api/v1/tables/" + name + "/resume"},
 		} {
 			code, out := record(r.method, r.path, nil, "")
-			if r.path == "/api/v1/tables/"+name+"/runs" && code == 200 && strings.Contains(out, "REDACTED") {
+			// (The Pinot client masks its own headers as "[redacted]" before floe's redactor sees them.)
+			if r.path == "/api/v1/tables/"+name+"/runs" && code == 200 &&
+				(strings.Contains(out, "REDACTED") || strings.Contains(out, "Authorization: [redacted]")) {
 				echoSeen["runs "+name] = true
 			}
 		}
