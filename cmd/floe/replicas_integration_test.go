@@ -55,7 +55,8 @@ func newServeCluster(t testing.TB, replicas int, refresh time.Duration) *serveCl
 				"FLOE_PINOT_SEGMENTDIR=" + filepath.Join(dir, "segments"),
 				"FLOE_WATCHER_WORKDIR=" + filepath.Join(dir, fmt.Sprintf("work-%d", i)),
 				"FLOE_WATCHER_OWNER=" + fmt.Sprintf("replica-%c", 'a'+i),
-				"FLOE_WATCHER_REFRESHINTERVAL=" + refresh.String()}})
+				"FLOE_WATCHER_REFRESHINTERVAL=" + refresh.String(),
+				"FLOE_SECURITY_LOCALROOTS=" + dir, "FLOE_WATCHER_MINSCHEDULEINTERVAL=1s"}})
 		t.Cleanup(p.Stop)
 		testpeer.WaitHTTP(t, "http://"+addr+"/healthz", 60*time.Second, nil)
 		c.addrs, c.procs = append(c.addrs, addr), append(c.procs, p)
@@ -82,6 +83,9 @@ func (c *serveCluster) call(i int, method, path string, body, out any) (int, str
 	req, err := http.NewRequest(method, "http://"+c.addrs[i]+path, rd)
 	if err != nil {
 		return 0, "", err
+	}
+	if method != http.MethodGet {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
