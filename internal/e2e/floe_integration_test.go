@@ -84,6 +84,9 @@ watcher:
   claimTimeout: %s
   coalesceBelowBytes: 0
   defaultSchedule: %q
+  minScheduleInterval: 1s
+security:
+  localRoots: [%s]
 log:
   level: debug
   format: json
@@ -94,7 +97,7 @@ connections:
       uri: %s
       catalog-name: %s
 `, r.addr, r.redisURL, c.sink, c.controllerURL(), r.name, c.set.leaseTTL, c.work, c.set.batchFiles, c.set.buildParallelism,
-		c.set.claimTimeout, c.set.schedule, c.lake.db, catalogName)
+		c.set.claimTimeout, c.set.schedule, filepath.Dir(c.lake.db), c.lake.db, catalogName)
 }
 
 // controllerURL is the Pinot controller of the scenario ("" for the local
