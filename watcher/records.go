@@ -23,7 +23,6 @@ const recordRetry = time.Second
 type recorder struct {
 	store checkpoint.Store
 	log   *slog.Logger
-	scrub func(string) string
 
 	mu      sync.Mutex
 	pending map[string]pendingRun // by table + "\x00" + run id
@@ -45,9 +44,6 @@ func newRecorder(store checkpoint.Store, log *slog.Logger) *recorder {
 
 // record writes run now or buffers it.
 func (rc *recorder) record(ctx context.Context, run checkpoint.Run) {
-	if rc.scrub != nil {
-		run.Error = rc.scrub(run.Error)
-	}
 	if rc.hasPending() {
 		rc.buffer(run) // keep the order: older buffered records go first
 		rc.flush(ctx)
@@ -144,6 +140,6 @@ func (w *Watcher) abandonRuns(ctx context.Context, table, keep, reason string, m
 		}
 		run.Status, run.FinishedAt = checkpoint.RunAbandoned, now
 		run.Error = fmt.Sprintf("%s (replica %s)", reason, run.Owner)
-		w.runLog.record(ctx, run)
+		w.record(ctx, run)
 	}
 }
