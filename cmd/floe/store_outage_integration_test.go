@@ -5,12 +5,16 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
 	"github.com/floehq/floe/internal/testpeer"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments/read"
 )
 
 // outageClientTimeout bounds every request of the outage test: a frozen
@@ -47,6 +51,10 @@ func TestServe_StoreOutage(t *testing.T) {
 		{"frozen", (*testpeer.RedisServer).Freeze, (*testpeer.RedisServer).Thaw},
 	}
 	for _, ph := range phases {
+		if _, err := e.lake.appendRows(t.Context(), 50); err != nil { // a run is due while the store goes away
+			t.Fatal(err)
+		}
+		began := time.Now()
 		ph.begin(rs)
 		for _, path := range []string{"/healthz", "/api/v1/tables", "/api/v1/tables/" + demoTable,
 			"/api/v1/tables/" + demoTable + "/runs", "/api/v1/connections", "/metrics"} {
@@ -60,19 +68,22 @@ func TestServe_StoreOutage(t *testing.T) {
 		if code, _, body := e.doTimeout(outageClientTimeout, "POST", "/api/v1/tables/"+demoTable+"/pause", nil, ""); code != http.StatusServiceUnavailable {
 			t.Errorf("%s, pause: %d %s", ph.name, code, body)
 		}
+		time.Sleep(2 * time.Second) // several scheduled runs meet the outage
+		ended := time.Now()
 		ph.end(rs)
 		checkRecovered(t, e, ph.name)
+		checkOutageRuns(t, e, ph.name, began, ended)
 	}
 	e.appendAndSync()
+	checkNoRunLeftRunning(t, e)
+	assertDemoExact(t, e)
 	if s := said.String() + e.logs.String(); strings.Contains(s, redisPassword) {
 		t.Fatal("the Redis password leaked into an answer or the log")
 	}
 }
 
 // checkRecovered waits until the API answers again by itself after an
-// outage and shows the table with its checkpoint. (What the watcher
-// recorded during the outage, runs and their states, is checked beside
-// this by the watcher's tests of the same outage.)
+// outage and shows the table with its checkpoint.
 func checkRecovered(t *testing.T, e *servedEnv, phase string) {
 	t.Helper()
 	waitAnswers(t, e, "/api/v1/tables")
@@ -80,6 +91,99 @@ func checkRecovered(t *testing.T, e *servedEnv, phase string) {
 	var v demoTableView
 	if err := json.Unmarshal([]byte(body), &v); code != http.StatusOK || err != nil || v.Checkpoint == nil {
 		t.Fatalf("%s, after the outage: %d %s", phase, code, body)
+	}
+}
+
+// checkOutageRuns waits until the runs of the outage are in the history
+// (buffered while the store was away, written when it came back, with
+// their real times and errors).
+func checkOutageRuns(t *testing.T, e *servedEnv, phase string, began, ended time.Time) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		n := 0
+		for _, r := range e.runs() {
+			if !r.StartedAt.Before(began) && r.StartedAt.Before(ended) && r.Status == checkpoint.RunFailed && r.Error != "" {
+				n++
+			}
+		}
+		if n > 0 {
+			t.Logf("%s: %d failed runs of the outage recorded after it", phase, n)
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: no run of the outage (%s to %s) in the history: %+v", phase, began.Format(time.StampMilli),
+				ended.Format(time.StampMilli), e.runs())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// checkNoRunLeftRunning checks that no run stays RUNNING once the table
+// has synced again (a run the outage cut ends FAILED).
+func checkNoRunLeftRunning(t *testing.T, e *servedEnv) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var running []checkpoint.Run
+		for _, r := range e.runs() {
+			if r.Status == checkpoint.RunRunning && time.Since(r.StartedAt) > 5*time.Second {
+				running = append(running, r)
+			}
+		}
+		if len(running) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("runs left RUNNING after the outage: %+v", running)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// runs reads the demo table's run history from the API.
+func (e *servedEnv) runs() []checkpoint.Run {
+	e.t.Helper()
+	code, _, body := e.doTimeout(outageClientTimeout, "GET", "/api/v1/tables/"+demoTable+"/runs?limit=100", nil, "")
+	var out struct {
+		Runs []checkpoint.Run `json:"runs"`
+	}
+	if code != http.StatusOK || json.Unmarshal([]byte(body), &out) != nil {
+		e.t.Fatalf("runs: %d %s", code, body)
+	}
+	return out.Runs
+}
+
+// assertDemoExact checks that the served segments hold exactly the demo
+// table's rows (I2) after the outages.
+func assertDemoExact(t *testing.T, e *servedEnv) {
+	t.Helper()
+	want := icebergRows(t, e.dir)
+	names, err := pinot.NewLocalDir(filepath.Join(e.dir, "segments")).ListSegments(t.Context(), demoTable)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[int64]int{}
+	for _, n := range names {
+		seg, err := read.Open(filepath.Join(e.dir, "segments", demoTable, n+".tar.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		col, err := seg.ReadColumn("id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range col.Values {
+			got[v.(int64)]++
+		}
+	}
+	if len(got) != len(want) {
+		t.Fatalf("served segments hold %d ids, Iceberg %d rows", len(got), len(want))
+	}
+	for id, n := range got {
+		if _, ok := want[id]; !ok || n != 1 {
+			t.Fatalf("id %d served %d times (in Iceberg: %v)", id, n, ok)
+		}
 	}
 }
 
