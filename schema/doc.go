@@ -83,25 +83,66 @@
 //
 // # Evolution policy (Evolve)
 //
-// Fields are matched by id. The Pinot schema in Pinot is compared with the
-// inference of the new Iceberg schema:
+// At the start of every run the watcher compares the schema of the
+// snapshot it syncs with the schema the Pinot table was last brought in
+// line with (the schema of the checkpointed snapshot; for a first run, or
+// a table dropped and created again, the newest schema that names every
+// Pinot column). Fields are matched by id: every Pinot column is bound to
+// the Iceberg field id it reads (checkpoint.Table.FieldIDs, recorded by
+// the first run; a column without a binding binds by name). The Pinot
+// schema's own choices are kept: a column's data type, field type, time
+// unit and flattened parents are what the user created it with
+// (overrides included), as long as the field's new type allows them. A
+// field that existed at the last sync but has no Pinot column (the user
+// left it out) stays out.
 //
 //   - None: nothing Pinot sees changed (docs, decimal widening, a promotion
-//     to the Pinot type the column already has, an optional child added to a
-//     JSON struct, an int→long child inside JSON).
-//   - AddColumns: new optional columns without an initial default, fields
-//     made optional (notNull dropped), unknown promoted to a real type. Push
-//     Change.Schema (backward compatible) and reload; old segments show the
-//     column's default null value until rebuilt.
+//     to the Pinot type the column already has, e.g. int→long on a column
+//     created LONG, an optional child added to a JSON struct, an int→long
+//     child inside JSON), or a field was renamed: the Pinot column keeps
+//     its name and reads the field by id (Pinot cannot rename a column);
+//     the run's schemaChange and the table's fieldIds say so. A column
+//     whose field is gone since an earlier run stays and holds null.
+//   - AddColumns: new optional fields without an initial default, fields
+//     made optional (notNull dropped), unknown promoted to a real type.
+//     floe pushes Change.Schema (backward compatible, so Pinot 0.11 and
+//     later take it) and asks Pinot to reload the table's segments; old
+//     segments are not rebuilt. On reload a Pinot server adds the column
+//     to each old segment as a default column: from Pinot 0.12 on, with
+//     null handling (floe's tables have it), with a null value vector, so
+//     old rows answer NULL as Iceberg does; Pinot 0.11 gives them the
+//     column's default null value ("null", 0, Integer.MIN_VALUE, ...) and
+//     IS NULL does not match them. A reload runs in the background on the
+//     servers: until it finishes, queries that name the new column may
+//     miss old segments. Segments built from then on hold the column. A
+//     local-directory sink stores the new schema.json; a reader loads the
+//     old segments with it as Pinot's loader does.
 //   - Rebuild: a new column with an initial default or required; a dropped
 //     nullable column (Pinot cannot drop columns: it stays, holds null, and
-//     every segment is rebuilt so no old value remains); a column now fed by
-//     another field id; a change inside a JSON column that changes its text
-//     (nested drop, rename, float→double, added with a default).
-//   - Fail: a rename or restructuring (Pinot cannot rename), a Pinot data
-//     type, single/multi value, field type or format change (int→long on an
-//     INT column, float→double on a FLOAT column, list<int>→list<long>, any
-//     other type change), dropping a notNull column. Change.Err says what
-//     changed and how to proceed: rename back, keep the old override, or
-//     delete the Pinot table and schema so floe rebuilds it.
+//     every segment is rebuilt so no old value remains); a column now fed
+//     by another field id (a field dropped and one of its name added); a
+//     change inside a JSON column that changes its text (nested drop,
+//     rename, float→double, added with a default). floe pushes the schema,
+//     records it, and rebuilds every segment of the table under new names
+//     (the unit key plus "_s<schema id>"), swapped in one atomic
+//     replacement: a query sees the old segments or the rebuilt ones,
+//     never a mix. The run builds the whole table before the swap.
+//   - Fail: a Pinot data type, single/multi value, field type or format
+//     change (int→long on an INT column, float→double on a FLOAT column,
+//     list<int>→list<long>, any type change an incompatible schema update
+//     allows), a restructuring (a field moved into or out of a struct),
+//     dropping a notNull column, a new field taking the name of a column
+//     that reads a renamed field. The run fails and changes nothing;
+//     Change.Err names the table, column and field and says how to
+//     proceed: rename the field back or restore the structure, or delete
+//     the table in floe and the Pinot table and its schema and create the
+//     table again (floe infers the schema from the current Iceberg schema
+//     and loads the current snapshot; create it with a wider override,
+//     e.g. col=LONG, to make a later promotion free). Every later run
+//     fails the same way until then.
+//
+// A change that was half applied (schema pushed, run killed before its
+// commit) is found again by the next run, which compares with the same
+// checkpointed schema: pushes and reloads are idempotent, and a rebuild
+// stays due until a run commits the new schema.
 package schema

@@ -53,10 +53,18 @@ type Change struct {
 	// cannot drop a column, so they stay in the schema and new segments
 	// hold null for them.
 	Dropped []string
+	// Renamed maps a Pinot column whose Iceberg field was renamed since the
+	// old schema to the field's new name. The column keeps its name and
+	// goes on reading the field by id.
+	Renamed map[string]string
+	// FieldIDs binds every Pinot column of the table after the change to
+	// the Iceberg field id it reads (a dropped column keeps the id it last
+	// read, which the new schema no longer has: it reads null). A column
+	// no field ever fed has no entry.
+	FieldIDs map[string]int
 	// Schema is the Pinot schema to push (nil for None and Fail).
 	Schema *pinot.Schema
-	// Result is the inference of the new Iceberg schema: the bindings to
-	// build segments with.
+	// Result is the inference of the new Iceberg schema.
 	Result *Result
 	// Reason lists every change found, one clause per change.
 	Reason string
@@ -72,55 +80,60 @@ func (c Change) Err() error {
 }
 
 // Evolve works out the Pinot change for an Iceberg schema change from old
-// to new (fields matched by id), given the Pinot schema now in Pinot. opts
-// are the inference options of the table (opts.Name defaults to
+// (the schema the Pinot table was last brought in line with) to new,
+// given the Pinot schema in Pinot and the Iceberg field id each of its
+// columns reads (fieldIDs; a column without an entry binds by name in
+// old). Fields are matched by id, so a renamed field keeps feeding its
+// column. The choices of the Pinot schema (data type, field type, time
+// unit, flattened structs) are kept: they may be a user's overrides. opts
+// are the inference options for new columns (opts.Name defaults to
 // current.Name). It returns an error only for unusable input; an
 // incompatible change is a Change of Kind Fail.
-func Evolve(old, new *iceberg.Schema, current *pinot.Schema, opts Options) (Change, error) {
+func Evolve(old, new *iceberg.Schema, current *pinot.Schema, fieldIDs map[string]int, opts Options) (Change, error) {
 	if old == nil || new == nil || current == nil {
 		return Change{}, errors.New("evolve schema: old, new and current schemas are all required")
 	}
 	if opts.Name == "" {
 		opts.Name = current.Name
 	}
+	bound := bindColumns(current, fieldIDs, old)
+	opts.Overrides = keptOverrides(current, bound, new, opts.Overrides)
+	opts.TimeColumn, opts.NoTimeColumn, opts.SkipUnmappable = "", true, true
 	newRes, err := Infer(new, opts)
 	if err != nil {
 		return Change{}, fmt.Errorf("evolve schema: new Iceberg schema: %w", err)
 	}
-	oldOpts := opts
-	oldOpts.TimeColumn, oldOpts.NoTimeColumn, oldOpts.Overrides = "", true, knownOverrides(old, opts.Overrides)
-	oldRes, err := Infer(old, oldOpts)
-	if err != nil {
-		return Change{}, fmt.Errorf("evolve schema: old Iceberg schema: %w", err)
+	e := &evolver{old: old, new: new, same: old.Equals(new), newRes: newRes, bound: bound, byID: map[int]Column{},
+		taken: map[int]bool{}, ids: map[string]int{}, renamed: map[string]string{}}
+	for _, c := range newRes.Columns {
+		e.byID[c.FieldID] = c
 	}
-	e := &evolver{old: old, new: new, oldRes: oldRes, newRes: newRes}
+	for _, id := range bound {
+		e.taken[id] = true
+	}
 	for _, f := range current.Fields {
 		e.existing(f)
 	}
 	for _, c := range newRes.Columns {
-		if _, ok := current.Field(c.Field.Name); !ok {
-			e.added(c)
+		if !e.taken[c.FieldID] {
+			e.added(current, c)
 		}
+	}
+	for _, err := range newRes.Skipped {
+		e.notes = append(e.notes, err.Error()+": no Pinot column")
 	}
 	return e.change(current), nil
 }
 
-// knownOverrides keeps the overrides whose column exists in s (top level or
-// a flattened leaf), so an override for a column added later does not make
-// the old schema fail to infer.
-func knownOverrides(s *iceberg.Schema, ov map[string]Override) map[string]Override {
-	out := map[string]Override{}
-	for name, o := range ov {
-		if _, ok := s.FindFieldByName(name); ok {
-			out[name] = o
-		}
-	}
-	return out
-}
-
 type evolver struct {
 	old, new       *iceberg.Schema
-	oldRes, newRes *Result
+	same           bool // old and new are the same schema: nothing is new
+	newRes         *Result
+	bound          map[string]int // Pinot column → field id it read before
+	byID           map[int]Column // new inference by field id
+	taken          map[int]bool   // field ids a Pinot column reads
+	ids            map[string]int // bindings after the change
+	renamed        map[string]string
 	fails, rebuild []string
 	notes          []string
 	newCols        []pinot.FieldSpec
@@ -128,64 +141,149 @@ type evolver struct {
 	dropped        []string
 }
 
-const howToRecreate = "to proceed, delete the Pinot table and its schema and let floe rebuild it from the current snapshot"
+const howToRecreate = "to proceed, delete the table in floe and the Pinot table and its schema, then create the table again: floe infers its schema from the current Iceberg schema and loads the current snapshot"
 
 func (e *evolver) existing(cur pinot.FieldSpec) {
-	nc, ok := e.newRes.Column(cur.Name)
+	id, ok := e.bound[cur.Name]
 	if !ok {
-		e.missing(cur)
+		e.unfed(cur)
 		return
 	}
-	n := nc.Field
-	if cur.DataType != n.DataType || cur.SingleValue != n.SingleValue {
-		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d is now %s, which maps to %s%s, but the Pinot column is %s%s and Pinot cannot change a column's type; %s",
-			cur.Name, nc.FieldID, nc.Type, n.DataType, mvSuffix(n.SingleValue), cur.DataType, mvSuffix(cur.SingleValue), howToRecreate))
+	nc, ok := e.byID[id]
+	if !ok {
+		e.missing(cur, id)
 		return
 	}
-	if cur.FieldType != n.FieldType || cur.Format != n.Format || cur.Granularity != n.Granularity {
-		e.fails = append(e.fails, fmt.Sprintf("column %q: field type %s %s is now %s %s; Pinot cannot change it in place; keep the old override or %s",
-			cur.Name, cur.FieldType, cur.Format, n.FieldType, n.Format, howToRecreate))
+	e.ids[cur.Name] = id
+	if !e.sameType(cur, nc) {
 		return
 	}
-	if cur.NotNull && !n.NotNull {
+	oldName, inOld := e.old.FindColumnName(id)
+	if newName := strings.Join(nc.Path, "."); inOld && oldName != newName {
+		e.renamed[cur.Name] = newName
+		e.notes = append(e.notes, fmt.Sprintf("column %q: Iceberg field id %d was renamed from %q to %q; the Pinot column keeps its name and reads the field by id",
+			cur.Name, id, oldName, newName))
+	}
+	if cur.NotNull && !nc.Field.NotNull {
 		e.relaxed = append(e.relaxed, cur.Name)
-		e.notes = append(e.notes, fmt.Sprintf("column %q: field id %d became optional: notNull is dropped", cur.Name, nc.FieldID))
+		e.notes = append(e.notes, fmt.Sprintf("column %q: field id %d became optional: notNull is dropped", cur.Name, id))
 	}
-	oc, ok := e.oldRes.Column(cur.Name)
+	of, inOld := e.old.FindFieldByID(id)
 	switch {
-	case ok && oc.FieldID != nc.FieldID:
-		e.rebuild = append(e.rebuild, fmt.Sprintf("column %q is now fed by field id %d instead of %d: every segment is rebuilt",
-			cur.Name, nc.FieldID, oc.FieldID))
-	case ok && nc.Encoding == EncodeJSON:
-		if why := nestedChange(cur.Name, oc.Type, nc.Type); why != "" {
+	case !inOld:
+		e.addedEarlier(cur.Name, id)
+	case nc.Encoding == EncodeJSON:
+		if why := nestedChange(cur.Name, of.Type, nc.Type); why != "" {
 			e.rebuild = append(e.rebuild, fmt.Sprintf("JSON column %q: %s: every segment is rebuilt so old rows match", cur.Name, why))
 		}
 	}
 }
 
-func (e *evolver) missing(cur pinot.FieldSpec) {
-	oc, ok := e.oldRes.Column(cur.Name)
-	if !ok {
-		e.dropped = append(e.dropped, cur.Name)
-		e.notes = append(e.notes, fmt.Sprintf("column %q is fed by no Iceberg field: it stays and holds null", cur.Name))
-		return
+// sameType checks that the Pinot column can hold what its field maps to
+// now; a difference is a failure.
+func (e *evolver) sameType(cur pinot.FieldSpec, nc Column) bool {
+	n := nc.Field
+	if cur.DataType != n.DataType || cur.SingleValue != n.SingleValue {
+		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d is now %s, which maps to %s%s, but the Pinot column is %s%s and Pinot cannot change a column's type; %s",
+			cur.Name, nc.FieldID, nc.Type, n.DataType, mvSuffix(n.SingleValue), cur.DataType, mvSuffix(cur.SingleValue), howToRecreate))
+		return false
 	}
-	if name, ok := e.new.FindColumnName(oc.FieldID); ok {
-		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d is now %q, which maps to other Pinot columns; Pinot cannot rename or restructure a column; rename the field back, or %s",
-			cur.Name, oc.FieldID, name, howToRecreate))
-		return
+	if cur.FieldType != n.FieldType || cur.Format != n.Format || cur.Granularity != n.Granularity {
+		e.fails = append(e.fails, fmt.Sprintf("column %q: field type %s %s is now %s %s; Pinot cannot change it in place; %s",
+			cur.Name, cur.FieldType, cur.Format, n.FieldType, n.Format, howToRecreate))
+		return false
 	}
-	if cur.NotNull {
-		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d was dropped, but the Pinot column is notNull and Pinot cannot drop a column; %s",
-			cur.Name, oc.FieldID, howToRecreate))
+	return true
+}
+
+// addedEarlier handles a column whose field is newer than old but which
+// the Pinot schema already has (a run that pushed it did not commit): a
+// column that must be rebuilt stays so until a run commits the new schema.
+func (e *evolver) addedEarlier(name string, id int) {
+	f, _ := e.new.FindFieldByID(id)
+	switch {
+	case f.InitialDefault != nil:
+		e.rebuild = append(e.rebuild, fmt.Sprintf("column %q added with initial default %v: every segment is rebuilt so old rows hold it", name, f.InitialDefault))
+	case f.Required:
+		e.rebuild = append(e.rebuild, fmt.Sprintf("column %q added as required: every segment is rebuilt", name))
+	}
+}
+
+// unfed is a Pinot column no Iceberg field feeds (added by hand, or fed by
+// nothing since long ago): it stays and holds null, unless a field of its
+// name appeared, which then feeds it (old rows stay null, as Iceberg reads
+// them).
+func (e *evolver) unfed(cur pinot.FieldSpec) {
+	if nc, ok := e.newRes.Column(cur.Name); ok && !e.taken[nc.FieldID] && !mappedIn(e.old, nc.FieldID) {
+		if e.sameType(cur, nc) {
+			e.claim(cur.Name, nc)
+			e.notes = append(e.notes, fmt.Sprintf("column %q is now fed by new Iceberg field id %d; old rows hold null", cur.Name, nc.FieldID))
+		}
 		return
 	}
 	e.dropped = append(e.dropped, cur.Name)
-	e.rebuild = append(e.rebuild, fmt.Sprintf("column %q: Iceberg field id %d was dropped; Pinot cannot drop a column, so it stays, holds null, and every segment is rebuilt so no old values remain",
-		cur.Name, oc.FieldID))
+	e.notes = append(e.notes, fmt.Sprintf("column %q is fed by no Iceberg field: it stays and holds null", cur.Name))
 }
 
-func (e *evolver) added(c Column) {
+func (e *evolver) claim(name string, nc Column) {
+	e.taken[nc.FieldID] = true
+	e.ids[name] = nc.FieldID
+}
+
+// missing is a column whose field has no column in the new inference.
+func (e *evolver) missing(cur pinot.FieldSpec, id int) {
+	if name, ok := e.new.FindColumnName(id); ok {
+		e.ids[cur.Name] = id
+		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d is now %q, which maps to other Pinot columns; Pinot cannot rename or restructure a column; restore the field's structure, or %s",
+			cur.Name, id, name, howToRecreate))
+		return
+	}
+	droppedNow := mappedIn(e.old, id) // it had values at the last sync
+	if nc, ok := e.newRes.Column(cur.Name); ok && !e.taken[nc.FieldID] && !mappedIn(e.old, nc.FieldID) {
+		if e.sameType(cur, nc) {
+			e.claim(cur.Name, nc)
+			if droppedNow {
+				e.rebuild = append(e.rebuild, fmt.Sprintf("column %q is now fed by field id %d instead of %d: every segment is rebuilt",
+					cur.Name, nc.FieldID, id))
+			} else {
+				e.notes = append(e.notes, fmt.Sprintf("column %q is now fed by field id %d instead of %d; old rows hold null", cur.Name, nc.FieldID, id))
+			}
+		}
+		return
+	}
+	e.ids[cur.Name] = id
+	if !droppedNow || !cur.NotNull {
+		e.dropped = append(e.dropped, cur.Name)
+	}
+	switch {
+	case !droppedNow:
+		e.notes = append(e.notes, fmt.Sprintf("column %q: Iceberg field id %d no longer exists: the column stays and holds null", cur.Name, id))
+	case cur.NotNull:
+		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d was dropped, but the Pinot column is notNull and Pinot cannot drop a column; %s",
+			cur.Name, id, howToRecreate))
+	default:
+		e.rebuild = append(e.rebuild, fmt.Sprintf("column %q: Iceberg field id %d was dropped; Pinot cannot drop a column, so it stays, holds null, and every segment is rebuilt so no old values remain",
+			cur.Name, id))
+	}
+}
+
+// added is a field no Pinot column reads.
+func (e *evolver) added(current *pinot.Schema, c Column) {
+	if mappedIn(e.old, c.FieldID) {
+		if !e.same {
+			e.notes = append(e.notes, fmt.Sprintf("Iceberg field id %d %q has no Pinot column (left out when the table was created): not added",
+				c.FieldID, c.Field.Name))
+		}
+		return
+	}
+	if _, clash := current.Field(c.Field.Name); clash {
+		if id, ok := e.ids[c.Field.Name]; ok {
+			e.fails = append(e.fails, fmt.Sprintf("column %q: new Iceberg field id %d takes the name of the Pinot column that reads field id %d; Pinot cannot hold two columns of one name; rename the new field, or %s",
+				c.Field.Name, c.FieldID, id, howToRecreate))
+		}
+		return
+	}
+	e.claim(c.Field.Name, c)
 	e.newCols = append(e.newCols, c.Field)
 	f, _ := e.new.FindFieldByID(c.FieldID)
 	switch {
@@ -195,12 +293,15 @@ func (e *evolver) added(c Column) {
 	case c.Field.NotNull:
 		e.rebuild = append(e.rebuild, fmt.Sprintf("column %q added as required: every segment is rebuilt", c.Field.Name))
 	default:
-		e.notes = append(e.notes, fmt.Sprintf("column %q added", c.Field.Name))
+		e.notes = append(e.notes, fmt.Sprintf("column %q added (field id %d); rows written before it read null", c.Field.Name, c.FieldID))
 	}
 }
 
 func (e *evolver) change(current *pinot.Schema) Change {
-	ch := Change{Added: e.newCols, Relaxed: e.relaxed, Dropped: e.dropped, Result: e.newRes}
+	ch := Change{Added: e.newCols, Relaxed: e.relaxed, Dropped: e.dropped, Result: e.newRes, FieldIDs: e.ids}
+	if len(e.renamed) > 0 {
+		ch.Renamed = e.renamed
+	}
 	reasons := slices.Concat(e.fails, e.rebuild, e.notes)
 	ch.Reason = strings.Join(reasons, "; ")
 	switch {

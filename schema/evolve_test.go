@@ -61,7 +61,8 @@ func TestEvolve(t *testing.T) {
 	tests := []struct {
 		name    string
 		new     []iceberg.NestedField
-		ov      map[string]schema.Override
+		ov      map[string]schema.Override // the overrides the Pinot schema was created with
+		newOv   map[string]schema.Override // overrides for new columns
 		kind    schema.ChangeKind
 		added   []string
 		relaxed []string
@@ -77,11 +78,13 @@ func TestEvolve(t *testing.T) {
 		{name: "add required column", new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32, Required: true}),
 			kind: schema.Rebuild, added: []string{"extra"}, mention: []string{"required"}},
 		{name: "rename", new: edit(base, 2, func(f *iceberg.NestedField) { f.Name = "count" }),
-			kind: schema.Fail, added: []string{"count"}, mention: []string{`"i"`, `"count"`, "field id 2", "rename"}},
+			kind: schema.None, mention: []string{`"i"`, `"count"`, "field id 2", "renamed", "keeps its name"}},
+		{name: "rename a flattened struct", new: edit(base, 7, func(f *iceberg.NestedField) { f.Name = "address" }),
+			ov: map[string]schema.Override{"addr": {Flatten: true}}, kind: schema.None, mention: []string{`"addr.street"`, `"address.street"`}},
 		{name: "drop optional", new: drop(base, 3), kind: schema.Rebuild, dropped: []string{"f"}, mention: []string{`"f"`, "dropped"}},
 		{name: "drop required", new: drop(base, 5), kind: schema.Fail, mention: []string{`"name"`, "dropped", "notNull"}},
 		{name: "promote int to long", new: edit(base, 2, func(f *iceberg.NestedField) { f.Type = P.Int64 }),
-			kind: schema.Fail, mention: []string{`"i"`, "INT", "LONG", "delete the Pinot table"}},
+			kind: schema.Fail, mention: []string{`"i"`, "INT", "LONG", "delete the table in floe"}},
 		{name: "promote int to long, column already LONG", new: edit(base, 2, func(f *iceberg.NestedField) { f.Type = P.Int64 }),
 			ov: map[string]schema.Override{"i": {DataType: pinot.Long}}, kind: schema.None},
 		{name: "promote float to double", new: edit(base, 3, func(f *iceberg.NestedField) { f.Type = P.Float64 }),
@@ -113,20 +116,18 @@ func TestEvolve(t *testing.T) {
 		{name: "flattened struct: child added", new: withAddr(base, append(slices.Clone(kids), iceberg.NestedField{ID: 22, Name: "zip", Type: P.String})...),
 			ov: map[string]schema.Override{"addr": {Flatten: true}}, kind: schema.AddColumns, added: []string{"addr.zip"}},
 		{name: "override for a new column", new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int64}),
-			ov: map[string]schema.Override{"extra": {FieldType: pinot.Metric}}, kind: schema.AddColumns, added: []string{"extra"}},
+			newOv: map[string]schema.Override{"extra": {FieldType: pinot.Metric}}, kind: schema.AddColumns, added: []string{"extra"}},
+		{name: "overridden field type kept through a rename", new: edit(base, 2, func(f *iceberg.NestedField) { f.Name = "count" }),
+			ov: map[string]schema.Override{"i": {FieldType: pinot.Metric}}, kind: schema.None, mention: []string{"renamed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			old := iceberg.NewSchema(0, base...)
-			oldOpts := schema.Options{Name: "t", Overrides: tt.ov}
-			if tt.name == "override for a new column" {
-				oldOpts.Overrides = nil
-			}
-			cur, err := schema.Infer(old, oldOpts)
+			cur, err := schema.Infer(old, schema.Options{Name: "t", Overrides: tt.ov})
 			if err != nil {
 				t.Fatal(err)
 			}
-			ch, err := schema.Evolve(old, iceberg.NewSchema(1, tt.new...), cur.Schema, schema.Options{Overrides: tt.ov})
+			ch, err := schema.Evolve(old, iceberg.NewSchema(1, tt.new...), cur.Schema, nil, schema.Options{Overrides: tt.newOv})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,7 +188,7 @@ func TestEvolve_columnFloeDoesNotFeed(t *testing.T) {
 	}
 	cur.Schema.Fields = append(cur.Schema.Fields, pinot.FieldSpec{Name: "manual", DataType: pinot.String,
 		FieldType: pinot.Dimension, SingleValue: true})
-	ch, err := schema.Evolve(old, old, cur.Schema, schema.Options{})
+	ch, err := schema.Evolve(old, old, cur.Schema, nil, schema.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,11 +203,114 @@ func TestEvolve_errors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := schema.Evolve(nil, old, cur.Schema, schema.Options{}); err == nil {
+	if _, err := schema.Evolve(nil, old, cur.Schema, nil, schema.Options{}); err == nil {
 		t.Error("nil old schema: no error")
 	}
 	bad := iceberg.NewSchema(1, iceberg.NestedField{ID: 1, Name: "a b", Type: iceberg.PrimitiveTypes.Int32})
-	if _, err := schema.Evolve(old, bad, cur.Schema, schema.Options{}); !errors.Is(err, schema.ErrInvalidName) {
-		t.Errorf("bad new schema: err = %v", err)
+	bad = iceberg.NewSchema(1, append(baseFields(), iceberg.NestedField{ID: 30, Name: "a b", Type: iceberg.PrimitiveTypes.Int32})...)
+	ch, err := schema.Evolve(old, bad, cur.Schema, nil, schema.Options{})
+	if err != nil || ch.Kind != schema.None || !strings.Contains(ch.Reason, `"a b"`) {
+		t.Errorf("a new field Pinot cannot name: change %+v, err %v; want it left out and reported", ch, err)
+	}
+}
+
+// TestEvolve_bindings: columns read their Iceberg field by id across runs
+// (the bindings a run records), and what was half done stays to be done.
+func TestEvolve_bindings(t *testing.T) {
+	P := iceberg.PrimitiveTypes
+	base := baseFields()
+	renamed := edit(base, 2, func(f *iceberg.NestedField) { f.Name = "count" })
+	baseCur := func(t *testing.T) *pinot.Schema {
+		t.Helper()
+		res, err := schema.Infer(iceberg.NewSchema(0, base...), schema.Options{Name: "t"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Schema
+	}
+	ids := func(extra map[string]int) map[string]int {
+		out := map[string]int{"id": 1, "i": 2, "f": 3, "amount": 4, "name": 5, "ts": 6, "addr": 7, "nums": 11}
+		for k, v := range extra {
+			out[k] = v
+		}
+		return out
+	}
+	tests := []struct {
+		name     string
+		old, new []iceberg.NestedField
+		cur      func(*testing.T) *pinot.Schema
+		fieldIDs map[string]int
+		kind     schema.ChangeKind
+		bound    map[string]int // bindings the change must hold (subset)
+		mention  []string
+		silent   bool // the reason must be empty
+	}{
+		{name: "rename already synced", old: renamed, new: renamed, cur: baseCur, fieldIDs: ids(nil),
+			kind: schema.None, bound: map[string]int{"i": 2}, silent: true},
+		{name: "new field takes a renamed column's name", old: renamed,
+			new: append(slices.Clone(renamed), iceberg.NestedField{ID: 20, Name: "i", Type: P.Int32}),
+			cur: baseCur, fieldIDs: ids(nil), kind: schema.Fail, mention: []string{`"i"`, "field id 20", "two columns"}},
+		{name: "dropped column keeps its binding", old: base, new: drop(base, 3), cur: baseCur, fieldIDs: ids(nil),
+			kind: schema.Rebuild, bound: map[string]int{"f": 3}},
+		{name: "dropped column after its rebuild", old: drop(base, 3), new: drop(base, 3), cur: baseCur, fieldIDs: ids(nil),
+			kind: schema.None, bound: map[string]int{"f": 3}, mention: []string{`"f"`, "no longer exists"}},
+		{name: "column added with a default, pushed but not committed", old: base,
+			new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32, InitialDefault: int32(7)}),
+			cur: func(t *testing.T) *pinot.Schema {
+				s := baseCur(t)
+				s.Fields = append(s.Fields, pinot.FieldSpec{Name: "extra", DataType: pinot.Int, FieldType: pinot.Dimension, SingleValue: true})
+				return s
+			}, fieldIDs: ids(map[string]int{"extra": 20}), kind: schema.Rebuild, mention: []string{"initial default 7"}},
+		{name: "column added without a default, pushed but not committed", old: base,
+			new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32}),
+			cur: func(t *testing.T) *pinot.Schema {
+				s := baseCur(t)
+				s.Fields = append(s.Fields, pinot.FieldSpec{Name: "extra", DataType: pinot.Int, FieldType: pinot.Dimension, SingleValue: true})
+				return s
+			}, fieldIDs: ids(map[string]int{"extra": 20}), kind: schema.None, bound: map[string]int{"extra": 20}},
+		{name: "column nothing fed gets a field", old: base,
+			new: append(slices.Clone(base), iceberg.NestedField{ID: 30, Name: "manual", Type: P.String}),
+			cur: func(t *testing.T) *pinot.Schema {
+				s := baseCur(t)
+				s.Fields = append(s.Fields, pinot.FieldSpec{Name: "manual", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true})
+				return s
+			}, fieldIDs: ids(nil), kind: schema.None, bound: map[string]int{"manual": 30}, mention: []string{`"manual"`, "field id 30"}},
+		{name: "a column the user left out stays out", old: base,
+			new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32}),
+			cur: func(t *testing.T) *pinot.Schema {
+				s := baseCur(t)
+				s.Fields = slices.DeleteFunc(s.Fields, func(f pinot.FieldSpec) bool { return f.Name == "name" })
+				return s
+			}, kind: schema.AddColumns, mention: []string{`"name" has no Pinot column`, `"extra" added`}},
+		{name: "first run: nothing to compare with", old: base, new: base,
+			cur: func(t *testing.T) *pinot.Schema {
+				s := baseCur(t)
+				s.Fields = slices.DeleteFunc(s.Fields, func(f pinot.FieldSpec) bool { return f.Name == "name" })
+				return s
+			}, kind: schema.None, bound: map[string]int{"i": 2, "addr": 7}, silent: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch, err := schema.Evolve(iceberg.NewSchema(0, tt.old...), iceberg.NewSchema(1, tt.new...), tt.cur(t), tt.fieldIDs, schema.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ch.Kind != tt.kind {
+				t.Fatalf("kind = %s, want %s (reason: %s)", ch.Kind, tt.kind, ch.Reason)
+			}
+			for col, id := range tt.bound {
+				if got, ok := ch.FieldIDs[col]; !ok || got != id {
+					t.Errorf("column %q binds to %d (%v), want field id %d", col, got, ok, id)
+				}
+			}
+			for _, m := range tt.mention {
+				if !strings.Contains(ch.Reason, m) {
+					t.Errorf("reason %q does not mention %s", ch.Reason, m)
+				}
+			}
+			if tt.silent && ch.Reason != "" {
+				t.Errorf("reason %q, want none", ch.Reason)
+			}
+		})
 	}
 }
