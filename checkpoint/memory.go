@@ -448,6 +448,7 @@ func cloneConnection(c Connection) Connection {
 
 func cloneTable(t Table) Table {
 	t.TaskConfig = maps.Clone(t.TaskConfig)
+	t.FieldIDs = maps.Clone(t.FieldIDs)
 	t.SchemaJSON = slices.Clone(t.SchemaJSON)
 	t.TableConfigJSON = slices.Clone(t.TableConfigJSON)
 	return t

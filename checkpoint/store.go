@@ -133,10 +133,15 @@ type Table struct {
 	TaskConfig map[string]string `json:"taskConfig"`
 	// SchemaJSON and TableConfigJSON are the Pinot schema and table config
 	// floe created the table with (JSON documents, stored as given).
-	SchemaJSON      []byte    `json:"schemaJson,omitempty"`
-	TableConfigJSON []byte    `json:"tableConfigJson,omitempty"`
-	CreatedAt       time.Time `json:"createdAt"`
-	UpdatedAt       time.Time `json:"updatedAt"`
+	SchemaJSON      []byte `json:"schemaJson,omitempty"`
+	TableConfigJSON []byte `json:"tableConfigJson,omitempty"`
+	// FieldIDs binds each Pinot column to the Iceberg field id it reads,
+	// so a column keeps reading its field when the field is renamed. The
+	// watcher records it (and SchemaJSON, when the schema evolves) at the
+	// start of a run; nil: columns bind by name (schema/doc.go, evolution).
+	FieldIDs  map[string]int `json:"fieldIds,omitempty"`
+	CreatedAt time.Time      `json:"createdAt"`
+	UpdatedAt time.Time      `json:"updatedAt"`
 }
 
 // Checkpoint is the last Iceberg snapshot fully reflected in Pinot and the
@@ -273,6 +278,11 @@ type Run struct {
 	Owner             string    `json:"owner,omitempty"`
 	// Builders counts the units each replica built for the run.
 	Builders map[string]int `json:"builders,omitempty"`
+	// SchemaChange says what the run did about a change of the Iceberg
+	// schema: the kind (add-columns, rebuild, none for renames and
+	// bindings only) and every change found. A change floe cannot apply
+	// fails the run, and Error says what the operator can do.
+	SchemaChange string `json:"schemaChange,omitempty"`
 }
 
 // Lease is a table's run lease. Token is the fencing token.

@@ -40,6 +40,7 @@ func fullTable(name string) checkpoint.Table {
 		},
 		SchemaJSON:      []byte(`{"schemaName":"` + name + `","dimensionFieldSpecs":[{"name":"id","dataType":"LONG"}]}`),
 		TableConfigJSON: []byte(`{"tableName":"` + name + `_OFFLINE","tableType":"OFFLINE"}`),
+		FieldIDs:        map[string]int{"id": 1, "city": 2},
 		CreatedAt:       base,
 		UpdatedAt:       base.Add(2 * time.Minute),
 	}
@@ -99,6 +100,7 @@ func fullRun(table, id string, started time.Time) checkpoint.Run {
 		Bytes:             987654321,
 		Error:             "file s3://x.parquet: bad column",
 		Owner:             "replica-1",
+		SchemaChange:      `add-columns: column "note" added (field id 9)`,
 	}
 }
 
