@@ -31,6 +31,7 @@ const (
 	OpEndReplace     = "end replace"
 	OpRevertReplace  = "revert replace"
 	OpDeleteSegments = "delete segments"
+	OpReload         = "reload segments"
 )
 
 type guardKey struct{}
