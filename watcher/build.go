@@ -134,26 +134,25 @@ func (u *unitSource) openScan(ctx context.Context, f plan.File) error {
 	if err != nil {
 		return fmt.Errorf("read data file %s: %w", f.Path, err)
 	}
-	src, err := arrow.NewSource(arrowSchema, batches, arrow.Config{Schema: u.req.Schema, Name: f.Path})
+	b := bindSnapshot(u.req)
+	src, err := arrow.NewSource(arrowSchema, batches, arrow.Config{Schema: b.read, Columns: b.paths, Name: f.Path})
 	if err != nil {
 		return err
 	}
-	u.cur, u.path, u.rows[f.Path] = src, f.Path, 0
+	u.cur, u.path, u.rows[f.Path] = b.wrap(src), f.Path, 0
 	return nil
 }
 
 // openDirect opens f with floe's Parquet source, binding each Pinot column
-// to its Iceberg field id, when nothing needs the scan: no delete file
-// applies and every column binds (ok false otherwise, e.g. a column added
-// after the file was written, which the scan fills with nulls).
+// to its Iceberg field id (bindSnapshot), when nothing needs the scan: no
+// delete file applies and the file has every bound field (ok false
+// otherwise, e.g. a column added after the file was written, which the
+// scan fills with nulls).
 func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Source, bool, error) {
 	if u.b.ScanOnly || hasDeletes(f) {
 		return nil, false, nil
 	}
-	ids, ok := fieldIDs(u.req.Source, u.req.SnapshotID, u.req.Schema)
-	if !ok {
-		return nil, false, nil
-	}
+	b := bindSnapshot(u.req)
 	fsys, err := u.req.Source.FS(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
@@ -167,7 +166,7 @@ func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Sour
 		file.Close()
 		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
 	}
-	src, err := floeparquet.NewSource(ctx, file, info.Size(), floeparquet.Config{Schema: u.req.Schema, FieldIDs: ids,
+	src, err := floeparquet.NewSource(ctx, file, info.Size(), floeparquet.Config{Schema: b.read, FieldIDs: b.ids,
 		Name: f.Path, BatchRows: u.b.BatchRows, TempDir: u.req.OutDir})
 	if errors.Is(err, segments.ErrColumnMismatch) {
 		file.Close()
@@ -177,7 +176,7 @@ func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Sour
 		file.Close()
 		return nil, false, err
 	}
-	return closeBoth{Source: src, file: file}, true, nil
+	return b.wrap(closeBoth{Source: src, file: file}), true, nil
 }
 
 // hasDeletes reports whether any delete file applies to f.
@@ -188,29 +187,6 @@ func hasDeletes(f plan.File) bool {
 		}
 	}
 	return f.DeleteFingerprint != ""
-}
-
-// fieldIDs binds every Pinot column to the Iceberg field of the same name
-// (dots reach nested fields) in the snapshot's schema; ok is false when
-// one has no such field.
-func fieldIDs(tbl *table.Table, snapshotID int64, schema *pinot.Schema) (map[string]int, bool) {
-	sc := tbl.Schema()
-	if snap := tbl.SnapshotByID(snapshotID); snap != nil && snap.SchemaID != nil {
-		for _, s := range tbl.Metadata().Schemas() {
-			if s.ID == *snap.SchemaID {
-				sc = s
-			}
-		}
-	}
-	ids := make(map[string]int, len(schema.Fields))
-	for _, f := range schema.Fields {
-		nf, ok := sc.FindFieldByName(f.Name)
-		if !ok {
-			return nil, false
-		}
-		ids[f.Name] = nf.ID
-	}
-	return ids, true
 }
 
 // closeBoth closes a Parquet source and the file under it.

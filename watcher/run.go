@@ -55,6 +55,9 @@ type runner struct {
 	// cp is the checkpoint as the run's commits left it (cached after a
 	// successful run).
 	cp checkpoint.Checkpoint
+	// rebuildTag, set by evolveSchema, names the segments of a run that
+	// rebuilds the table for a schema change (unitBases).
+	rebuildTag string
 }
 
 // execute does load → plan → build → push → commit. The caller records the
@@ -81,8 +84,12 @@ func (r *runner) execute(ctx context.Context) error {
 	if r.started != nil {
 		r.started()
 	}
+	planFrom, err := r.evolveSchema(ctx, src, uuid, cp)
+	if err != nil {
+		return err
+	}
 	r.phase("plan")
-	p, err := r.w.deps.Planner.Plan(ctx, r.table.Name, src.Table, cp)
+	p, err := r.w.deps.Planner.Plan(ctx, r.table.Name, src.Table, planFrom)
 	if err != nil {
 		return fmt.Errorf("plan snapshot of %s: %w", r.table.Name, err)
 	}
@@ -101,7 +108,7 @@ func (r *runner) execute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	bases := segmentBases(p.Build, lin.Hidden)
+	bases := r.unitBases(p.Build, lin.Hidden)
 	t := target{src: src, uuid: uuid, plan: p, schema: schema, tc: tc, old: cp, served: existing, bases: bases}
 	sw, err := r.planSwap(ctx, t)
 	if err != nil {

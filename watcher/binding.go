@@ -1,0 +1,146 @@
+package watcher
+
+import (
+	"context"
+
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments"
+)
+
+// binding is how a build reads the Pinot schema's columns from a
+// snapshot: each column reads the Iceberg field id the table record binds
+// it to (checkpoint.Table.FieldIDs), so a renamed field keeps feeding its
+// column; a column without a binding reads the field of its name. A
+// column no field of the snapshot's schema feeds (its field was dropped,
+// or it never had one) is written null.
+type binding struct {
+	read  *pinot.Schema     // the columns a field of the snapshot feeds, in schema order
+	ids   map[string]int    // their field ids
+	paths map[string]string // their Arrow column paths in a scan of the snapshot
+	full  *pinot.Schema     // every column; set only when some are written null
+}
+
+// bindSnapshot binds req.Schema to the schema of the snapshot it builds.
+func bindSnapshot(req BuildRequest) binding {
+	sc := snapshotSchemaOf(req.Source, req.SnapshotID)
+	b := binding{read: &pinot.Schema{Name: req.Schema.Name, EnableColumnNullHandle: req.Schema.EnableColumnNullHandle},
+		ids: map[string]int{}, paths: map[string]string{}}
+	for _, f := range req.Schema.Fields {
+		id, ok := req.Table.FieldIDs[f.Name]
+		if !ok {
+			if nf, found := sc.FindFieldByName(f.Name); found {
+				id, ok = nf.ID, true
+			}
+		}
+		path, fed := "", false
+		if ok {
+			path, fed = sc.FindColumnName(id)
+		}
+		if !fed {
+			b.full = req.Schema
+			continue
+		}
+		b.read.Fields = append(b.read.Fields, f)
+		b.ids[f.Name], b.paths[f.Name] = id, path
+	}
+	return b
+}
+
+// snapshotSchemaOf is the schema the snapshot was written with (the
+// table's current one when the metadata no longer has it).
+func snapshotSchemaOf(tbl *table.Table, snapshotID int64) *iceberg.Schema {
+	if snap := tbl.SnapshotByID(snapshotID); snap != nil && snap.SchemaID != nil {
+		for _, s := range tbl.Metadata().Schemas() {
+			if s.ID == *snap.SchemaID {
+				return s
+			}
+		}
+	}
+	return tbl.Schema()
+}
+
+// wrap returns src, which yields the bound columns, as a source of every
+// column of the schema: columns no field feeds are null in every row.
+func (b binding) wrap(src segments.Source) segments.Source {
+	if b.full == nil {
+		return src
+	}
+	n := &nullFill{Source: src, fields: b.full.Fields, pos: make([]int, len(b.full.Fields))}
+	read := map[string]int{}
+	for i, f := range b.read.Fields {
+		read[f.Name] = i
+	}
+	for i, f := range b.full.Fields {
+		n.pos[i] = -1
+		if j, ok := read[f.Name]; ok {
+			n.pos[i] = j
+		}
+	}
+	return n
+}
+
+// nullFill adds all-null columns to the batches of a source.
+type nullFill struct {
+	segments.Source
+	fields []pinot.FieldSpec
+	pos    []int // each field's column in the source's batches, -1 for null
+	batch  segments.Batch
+	nulls  map[int]segments.Vector // by field index, for the current row count
+	rows   int
+}
+
+// Next returns the source's next batch with the null columns in place.
+func (n *nullFill) Next(ctx context.Context) (*segments.Batch, error) {
+	b, err := n.Source.Next(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if b.Rows != n.rows {
+		n.nulls, n.rows = map[int]segments.Vector{}, b.Rows
+	}
+	n.batch.Rows = b.Rows
+	n.batch.Columns = n.batch.Columns[:0]
+	for i, f := range n.fields {
+		if p := n.pos[i]; p >= 0 {
+			n.batch.Columns = append(n.batch.Columns, b.Columns[p])
+			continue
+		}
+		v, ok := n.nulls[i]
+		if !ok {
+			v = nullVector(f, b.Rows)
+			n.nulls[i] = v
+		}
+		n.batch.Columns = append(n.batch.Columns, v)
+	}
+	return &n.batch, nil
+}
+
+// nullVector is rows nulls of the field's stored type.
+func nullVector(f pinot.FieldSpec, rows int) segments.Vector {
+	v := segments.Vector{Nulls: make([]bool, rows)}
+	for i := range v.Nulls {
+		v.Nulls[i] = true
+	}
+	if !f.SingleValue {
+		v.Offsets = make([]int32, rows+1)
+		rows = 0
+	}
+	switch f.DataType.StoredType() {
+	case pinot.Int:
+		v.Ints = make([]int32, rows)
+	case pinot.Long:
+		v.Longs = make([]int64, rows)
+	case pinot.Float:
+		v.Floats = make([]float32, rows)
+	case pinot.Double:
+		v.Doubles = make([]float64, rows)
+	case pinot.BigDecimal:
+		v.Decimals = make([]segments.Decimal, rows)
+	default:
+		v.Bytes = make([][]byte, rows)
+	}
+	return v
+}
