@@ -30,45 +30,71 @@ type mtable struct {
 	key      string // unique column for the ordered row dump
 	group    string // low-cardinality STRING column for the group-by ("" none)
 	steps    int
+	// Schema evolution (evolve_integration_test.go): reloaded are columns
+	// Pinot 0.11 added to old segments on reload (default values, not
+	// null there), with the rows those segments held; dropped are columns
+	// no Iceberg field feeds (null in every row).
+	reloaded map[string]int64
+	dropped  []string
 }
 
 func (e *env) newTable(t *testing.T, name, ns, src string, sc *iceberg.Schema, pyReader bool, key, group string) *mtable {
 	t.Helper()
-	res := e.register(t, name, ns, src, sc)
+	return e.newTableWith(t, name, ns, src, sc, nil, pyReader, key, group)
+}
 
+// newTableWith registers a table whose Pinot schema was created with
+// overrides.
+func (e *env) newTableWith(t *testing.T, name, ns, src string, sc *iceberg.Schema, ov map[string]schema.Override,
+	pyReader bool, key, group string) *mtable {
+	t.Helper()
+	res := e.register(t, name, ns, src, sc, ov)
 	return &mtable{e: e, name: name, ns: ns, src: src, res: res, cols: compared(res), pyReader: pyReader,
-		key: key, group: group, tc: schema.TableConfig(res, schema.TableOptions{Connection: catalogName})}
+		key: key, group: group, tc: schema.TableConfig(res, schema.TableOptions{Connection: catalogName}),
+		reloaded: map[string]int64{}}
 }
 
 func (m *mtable) ident() table.Identifier { return table.Identifier{m.ns, m.src} }
 
 // check syncs the table with floe, then compares every query of the set
 // on Pinot 1.5.1, on the 0.11 cluster and over the Iceberg snapshot.
-// wantRows is the row count the test's own bookkeeping expects.
+// wantRows is the row count the test's own bookkeeping expects. The sync
+// must report no schema change.
 func (m *mtable) check(t *testing.T, step string, wantRows int64) {
+	t.Helper()
+	m.checkChange(t, step, wantRows, "")
+}
+
+// checkChange is check for a step whose runs must report a schema change
+// of the given kind ("" none, else "add-columns", "rebuild", "none").
+func (m *mtable) checkChange(t *testing.T, step string, wantRows int64, change string) {
 	t.Helper()
 	e := m.e
 	m.steps++
-	snap, clusterOK := e.sync(t, m.name)
+	s := e.sync(t, m.name)
+	m.expectChange(t, step, s, change)
 	tbl, err := e.cat.LoadTable(t.Context(), m.ident())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cur := tbl.CurrentSnapshot(); cur == nil || cur.SnapshotID != snap {
-		t.Fatalf("table %s step %s: floe checkpointed snapshot %d, the table is at %v", m.name, step, snap, cur)
+	if cur := tbl.CurrentSnapshot(); cur == nil || cur.SnapshotID != s.snap {
+		t.Fatalf("table %s step %s: floe checkpointed snapshot %d, the table is at %v", m.name, step, s.snap, cur)
 	}
-	m.scan(t, step, snap, wantRows)
-	local := e.loadEngine(t, m.name, m.res, m.tc)
-	if clusterOK {
+	m.bindColumns(t, tbl, s.snap)
+	m.scan(t, step, s.snap, wantRows)
+	local := e.loadEngine(t, m.name, m.tc)
+	if s.clusterOK {
 		if served := e.waitRouting(t, m.name); !slices.Equal(local, served) {
 			t.Errorf("table %s step %q: the cluster serves segments %v, floe's local sync holds %v", m.name, step,
 				served, local)
 		}
+		m.waitReloaded(t, step)
 	}
+	m.checkDropped(t, step, s.clusterOK)
 	p := m.probe(t)
 	failed := 0
 	for _, q := range querySet(m.name, m.cols, m.key, m.group, p) {
-		if !clusterOK {
+		if !s.clusterOK || m.reloadedIn(q) {
 			q.only15 = true // compare on Pinot 1.5.1 only
 		}
 		if !m.compare(t, step, q) {

@@ -19,6 +19,23 @@
 //     for PyIceberg's v2 tables, iceberg-go's for the others), each column
 //     mapped to the value floe's type table (schema/doc.go) says Pinot holds.
 //
+// Schema evolution runs the same way on an iceberg-go and a PyIceberg
+// table (evolve_integration_test.go), each change followed by an append in
+// the new schema: an added column (Pinot 1.5.1 answers null for the rows of
+// older segments, as Iceberg does; the 0.11 cluster, after the reload floe
+// asks for, holds the column's default null value there, which IS NULL does
+// not match: the test checks exactly that, and compares the column's other
+// queries on 1.5.1 only until the segments are rebuilt), a rename (the Pinot
+// column keeps its name and reads the field by id), a dropped column (every
+// segment rebuilt, the column null everywhere on both engines), a decimal
+// widened, float→double on a column the user created DOUBLE, and two
+// changes floe refuses (int→long on an INT column, an incompatible type
+// change): both runs fail with the documented error and Pinot keeps
+// answering the last snapshot; for the first the test then does what the
+// error tells the operator (delete and create the table again) and
+// compares again. Every run's schemaChange must say what the step did (and
+// nothing for the other steps).
+//
 // Any difference fails the test with the table, step, query and every
 // engine's answer. The queries: count(*); count, sum, min and max of every
 // numeric column; count(distinct) of strings; a group-by on a

@@ -107,9 +107,9 @@ func (l loader) LoadTable(ctx context.Context, t checkpoint.Table) (*watcher.Sou
 
 // register infers the Pinot schema and table config of an Iceberg table the
 // way `floe infer` does and registers it with both watchers.
-func (e *env) register(t *testing.T, pinotName, ns, source string, sc *iceberg.Schema) *schema.Result {
+func (e *env) register(t *testing.T, pinotName, ns, source string, sc *iceberg.Schema, ov map[string]schema.Override) *schema.Result {
 	t.Helper()
-	res, err := schema.Infer(sc, schema.Options{Name: pinotName})
+	res, err := schema.Infer(sc, schema.Options{Name: pinotName, Overrides: ov})
 	if err != nil {
 		t.Fatalf("infer Pinot schema of %s.%s: %v", ns, source, err)
 	}
@@ -126,25 +126,33 @@ func (e *env) register(t *testing.T, pinotName, ns, source string, sc *iceberg.S
 	return res
 }
 
-// sync runs one floe sync of the table on both watchers and returns the
-// snapshot the local one checkpointed, and whether the cluster's sync
-// succeeded and checkpointed the same snapshot. A failed cluster sync is a
-// test error; the step is still compared on Pinot 1.5.1.
-func (e *env) sync(t *testing.T, pinotName string) (snap int64, clusterOK bool) {
+// synced is what one floe sync of a table on both watchers did.
+type synced struct {
+	snap          int64 // the snapshot the local watcher checkpointed
+	clusterOK     bool  // the cluster's sync succeeded and checkpointed the same snapshot
+	local, remote checkpoint.Run
+}
+
+// sync runs one floe sync of the table on both watchers. A failed cluster
+// sync is a test error; the step is still compared on Pinot 1.5.1.
+func (e *env) sync(t *testing.T, pinotName string) synced {
 	t.Helper()
 	ctx := t.Context()
-	run, err := e.local.w.RunOnce(ctx, pinotName, "matrix", nil)
+	var out synced
+	var err error
+	out.local, err = e.local.w.RunOnce(ctx, pinotName, "matrix", nil)
 	if err != nil {
-		t.Fatalf("floe sync of %s into the local directory: %v (run %+v)", pinotName, err, run)
+		t.Fatalf("floe sync of %s into the local directory: %v (run %+v)", pinotName, err, out.local)
 	}
 	cp, err := e.local.store.GetCheckpoint(ctx, pinotName)
 	if err != nil {
 		t.Fatalf("local checkpoint of %s: %v", pinotName, err)
 	}
-	run, err = e.remote.w.RunOnce(ctx, pinotName, "matrix", nil)
+	out.snap = cp.SnapshotID
+	out.remote, err = e.remote.w.RunOnce(ctx, pinotName, "matrix", nil)
 	if err != nil {
 		t.Errorf("floe sync of %s into the Pinot 0.11 cluster: %v", pinotName, err)
-		return cp.SnapshotID, false
+		return out
 	}
 	rcp, err := e.remote.store.GetCheckpoint(ctx, pinotName)
 	if err != nil {
@@ -152,15 +160,16 @@ func (e *env) sync(t *testing.T, pinotName string) (snap int64, clusterOK bool) 
 	}
 	if rcp.SnapshotID != cp.SnapshotID {
 		t.Fatalf("the two watchers checkpointed different snapshots of %s: %d and %d (run %+v)", pinotName,
-			cp.SnapshotID, rcp.SnapshotID, run)
+			cp.SnapshotID, rcp.SnapshotID, out.remote)
 	}
-	return cp.SnapshotID, true
+	out.clusterOK = true
+	return out
 }
 
 // loadEngine loads the local sink's live segments of the table into the
-// Pinot 1.5.1 engine, with the schema and table config floe pushed, and
-// returns their names, sorted.
-func (e *env) loadEngine(t *testing.T, pinotName string, res *schema.Result, tc *pinot.TableConfig) []string {
+// Pinot 1.5.1 engine, with the schema floe stores for the table (as
+// evolved) and the table config, and returns their names, sorted.
+func (e *env) loadEngine(t *testing.T, pinotName string, tc *pinot.TableConfig) []string {
 	t.Helper()
 	ctx := t.Context()
 	names, err := e.sink.ListSegments(ctx, pinotName)
@@ -171,8 +180,12 @@ func (e *env) loadEngine(t *testing.T, pinotName string, res *schema.Result, tc 
 	for i, n := range names {
 		paths[i] = filepath.Join(e.sinkDir, pinotName, n+".tar.gz")
 	}
-	sj, _ := json.Marshal(res.Schema)
+	rec, err := e.local.store.GetTable(ctx, pinotName)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tj, _ := json.Marshal(tc)
+	sj := rec.SchemaJSON
 	if _, err := e.engine.Load(ctx, pinotName, sj, tj, paths); err != nil {
 		t.Fatalf("Pinot 1.5.1 cannot load the segments of %s: %v", pinotName, err)
 	}

@@ -26,6 +26,8 @@ func TestMatrix(t *testing.T) {
 		{"pyiceberg v2", pyV2},
 		{"pyiceberg partitioned", pyPartitioned},
 		{"iceberg-go v3 every type", everyType},
+		{"iceberg-go schema evolution", goEvolve},
+		{"pyiceberg schema evolution", pyEvolve},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			start := time.Now()

@@ -12,6 +12,9 @@ Writer requests (PyIceberg, SQL catalog on sqlite, format v2):
   {"op": "overwrite", "table": "ns.t", "rows": [...], "filter": "id < 10" (optional)}
   {"op": "delete", "table": "ns.t", "filter": "id >= 5 and id < 8"}
   {"op": "drop", "table": "ns.t"}
+  {"op": "alter", "table": "ns.t", "changes": [CHANGE...], "incompatible": false}
+      CHANGE = {"add": "col", "type": "string"} | {"rename": "col", "to": "new"} | {"drop": "col"}
+             | {"update": "col", "type": "double"}   (one schema update; "incompatible" allows any type change)
       values: timestamps as epoch microseconds, dates as epoch days, decimals as strings.
   → {"ok": true, "snapshot": ID}   (the table's current snapshot; 0 after drop)
 
@@ -156,6 +159,23 @@ def op_drop(st, req):
     return {"snapshot": 0}
 
 
+def op_alter(st, req):
+    tbl = st.catalog.load_table(req["table"])
+    with tbl.update_schema(allow_incompatible_changes=req.get("incompatible", False)) as u:
+        for c in req["changes"]:
+            if "add" in c:
+                u.add_column(c["add"], iceberg_type(c["type"]))
+            elif "rename" in c:
+                u.rename_column(c["rename"], c["to"])
+            elif "drop" in c:
+                u.delete_column(c["drop"])
+            elif "update" in c:
+                u.update_column(c["update"], field_type=iceberg_type(c["type"]))
+            else:
+                raise ValueError(f"unknown schema change {c!r}")
+    return table_answer(st.catalog.load_table(req["table"]))
+
+
 def floor_div(a, b):
     return a // b  # Python floors toward negative infinity
 
@@ -295,7 +315,7 @@ def op_query(st, req):
 
 
 OPS = {"open": op_open, "create": op_create, "append": op_append, "overwrite": op_overwrite,
-       "delete": op_delete, "drop": op_drop, "scan": op_scan, "query": op_query}
+       "delete": op_delete, "drop": op_drop, "alter": op_alter, "scan": op_scan, "query": op_query}
 
 
 def main():
