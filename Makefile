@@ -62,8 +62,12 @@ bench-plan: ## one-file sync (planner and whole run) on 10 / 1,000 / 10,000-file
 bench-runs: ## large tables: backfill disk peak, 1 vs 3 replicas (writes docs/benchmarks.md)
 	bash scripts/bench-runs.sh
 
+.PHONY: bench-swap
+bench-swap: ## atomic swaps under query load on a real Pinot cluster (writes docs/benchmarks.md)
+	bash scripts/bench-swap.sh
+
 .PHONY: bench
-bench: bench-segments bench-store bench-control bench-plan bench-runs ## every benchmark
+bench: bench-segments bench-store bench-control bench-plan bench-runs bench-swap ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image
