@@ -12,11 +12,14 @@ import (
 
 // tableView is a table as the API shows it.
 type tableView struct {
-	Name       string                        `json:"name"`
-	Revision   int64                         `json:"revision"`
-	Connection string                        `json:"connection"`
-	Source     string                        `json:"source"`
-	TaskConfig map[string]string             `json:"taskConfig"`
+	Name       string            `json:"name"`
+	Revision   int64             `json:"revision"`
+	Connection string            `json:"connection"`
+	Source     string            `json:"source"`
+	TaskConfig map[string]string `json:"taskConfig"`
+	// FieldIDs: the Iceberg field id each Pinot column reads (a renamed
+	// field keeps feeding its column; schema/doc.go, evolution).
+	FieldIDs   map[string]int                `json:"fieldIds,omitempty"`
 	Status     watcher.TableStatus           `json:"status"`
 	Checkpoint *checkpoint.CheckpointSummary `json:"checkpoint,omitempty"`
 	LastRun    *checkpoint.Run               `json:"lastRun,omitempty"`
@@ -25,7 +28,7 @@ type tableView struct {
 
 func (s *Server) view(r *http.Request, t checkpoint.Table) (tableView, error) {
 	v := tableView{Name: t.Name, Revision: t.Revision, Connection: t.Connection, Source: t.Namespace + "." + t.Source,
-		TaskConfig: t.TaskConfig, CreatedAt: t.CreatedAt}
+		TaskConfig: t.TaskConfig, FieldIDs: t.FieldIDs, CreatedAt: t.CreatedAt}
 	st, err := s.watcher.TableState(r.Context(), t.Name)
 	if err != nil {
 		return v, err

@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -53,5 +54,24 @@ func TestServer_PauseLostRaceIsConflict(t *testing.T) {
 	got, err := mem.GetTable(ctx, "orders")
 	if err != nil || got.TaskConfig["touched"] == "" || got.TaskConfig["schedule"] != "@hourly" {
 		t.Fatalf("stored table %+v (%v): the other writer's edit must stand and nothing be paused", got.TaskConfig, err)
+	}
+}
+
+// A table's view shows the Iceberg field id each Pinot column reads, so an
+// operator can tell which field feeds a column after a rename.
+func TestServer_TableShowsFieldBindings(t *testing.T) {
+	srv, store := newServer(t)
+	if _, err := checkpoint.UpdateTableFunc(t.Context(), store, "orders", 1, func(tbl *checkpoint.Table) error {
+		tbl.FieldIDs = map[string]int{"id": 1, "city": 2}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	code, body := call(t, "GET", srv.URL+"/api/v1/tables/orders")
+	var v struct {
+		FieldIDs map[string]int `json:"fieldIds"`
+	}
+	if err := json.Unmarshal([]byte(body), &v); code != 200 || err != nil || v.FieldIDs["city"] != 2 || v.FieldIDs["id"] != 1 {
+		t.Fatalf("GET /api/v1/tables/orders: %d %s (%v); want fieldIds id→1, city→2", code, body, err)
 	}
 }
