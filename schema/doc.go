@@ -90,11 +90,13 @@
 // Pinot column). Fields are matched by id: every Pinot column is bound to
 // the Iceberg field id it reads (checkpoint.Table.FieldIDs, recorded by
 // the first run; a column without a binding binds by name). The Pinot
-// schema's own choices are kept: a column's data type, field type, time
-// unit and flattened parents are what the user created it with
-// (overrides included), as long as the field's new type allows them. A
-// field that existed at the last sync but has no Pinot column (the user
-// left it out) stays out.
+// schema's own choices are kept: a column whose field kept its type stays
+// exactly as it is (it may be a schema the user wrote), and for a field
+// whose type changed, the column's data type, field type, time unit and
+// flattened parents are what the user created it with (overrides
+// included), as long as the field's new type allows them. A field that
+// existed at the last sync but has no Pinot column (the user left it out)
+// stays out.
 //
 //   - None: nothing Pinot sees changed (docs, decimal widening, a promotion
 //     to the Pinot type the column already has, e.g. int→long on a column

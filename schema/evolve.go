@@ -155,7 +155,9 @@ func (e *evolver) existing(cur pinot.FieldSpec) {
 		return
 	}
 	e.ids[cur.Name] = id
-	if !e.sameType(cur, nc) {
+	// A column whose field kept its type is left as it is, whatever the
+	// inference would choose today: it may be the user's own.
+	if of, ok := e.old.FindFieldByID(id); (!ok || !of.Type.Equals(nc.Type)) && !e.sameType(cur, nc) {
 		return
 	}
 	oldName, inOld := e.old.FindColumnName(id)

@@ -282,6 +282,17 @@ func TestEvolve_bindings(t *testing.T) {
 				s.Fields = slices.DeleteFunc(s.Fields, func(f pinot.FieldSpec) bool { return f.Name == "name" })
 				return s
 			}, kind: schema.AddColumns, mention: []string{`"name" has no Pinot column`, `"extra" added`}},
+		{name: "a column the user declared differently stays as declared", old: base,
+			new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32}),
+			cur: func(t *testing.T) *pinot.Schema {
+				s := baseCur(t)
+				for i, f := range s.Fields {
+					if f.Name == "ts" {
+						s.Fields[i].Granularity = "1:HOURS"
+					}
+				}
+				return s
+			}, kind: schema.AddColumns, mention: []string{`"extra" added`}},
 		{name: "first run: nothing to compare with", old: base, new: base,
 			cur: func(t *testing.T) *pinot.Schema {
 				s := baseCur(t)
