@@ -66,8 +66,12 @@ bench-runs: ## large tables: backfill disk peak, 1 vs 3 replicas (writes docs/be
 bench-swap: ## atomic swaps under query load on a real Pinot cluster (writes docs/benchmarks.md)
 	bash scripts/bench-swap.sh
 
+.PHONY: bench-freshness
+bench-freshness: ## commit → queryable on a real floe serve, Redis and Pinot cluster, ~4 min (writes docs/benchmarks.md)
+	bash scripts/bench-freshness.sh
+
 .PHONY: bench
-bench: bench-segments bench-store bench-control bench-plan bench-runs bench-swap ## every benchmark
+bench: bench-segments bench-store bench-control bench-plan bench-runs bench-swap bench-freshness ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image
