@@ -195,8 +195,8 @@ func (e *env) loadEngine(t *testing.T, pinotName string, tc *pinot.TableConfig) 
 
 // waitRouting waits until the cluster's broker routes queries of the table
 // to exactly the segments the controller lists (a replacement's old
-// segments are gone from routing, its new ones are online) and returns
-// them, sorted.
+// segments are gone from routing, its new ones are online and the server
+// answers over them) and returns them, sorted.
 func (e *env) waitRouting(t *testing.T, pinotName string) []string {
 	t.Helper()
 	ctx := t.Context()
@@ -208,7 +208,7 @@ func (e *env) waitRouting(t *testing.T, pinotName string) []string {
 	deadline := time.Now().Add(2 * time.Minute)
 	var got []string
 	for time.Now().Before(deadline) {
-		if got, err = e.routedSegments(ctx, pinotName); err == nil && slices.Equal(got, want) {
+		if got, err = e.routedSegments(ctx, pinotName); err == nil && slices.Equal(got, want) && e.serverHolds(ctx, pinotName) {
 			return want
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -216,6 +216,15 @@ func (e *env) waitRouting(t *testing.T, pinotName string) []string {
 	t.Fatalf("broker routing of %s never matched the controller: routed %v (err %v), controller %v",
 		pinotName, got, err, want)
 	return nil
+}
+
+// serverHolds reports whether the server answers a query over every
+// segment the broker routes: right after a table is created again under
+// the same name, the routing can name segments the server is still
+// loading (broker error 235, ServerSegmentMissing).
+func (e *env) serverHolds(ctx context.Context, pinotName string) bool {
+	_, err := e.broker.Query(ctx, "SELECT count(*) FROM "+pinotName)
+	return err == nil || !strings.Contains(err.Error(), "ServerSegmentMissing")
 }
 
 func (e *env) routedSegments(ctx context.Context, pinotName string) ([]string, error) {
