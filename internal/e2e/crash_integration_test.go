@@ -24,23 +24,23 @@ func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 1))
 	c := newCluster(t, settings{replicas: 1, leaseTTL: 2 * time.Second, batchFiles: 3, buildParallelism: 2,
 		claimTimeout: 2 * time.Second, schedule: "* * * * * ?"})
-	c.lake.appendFiles(24, 40_000)
+	c.lake.appendFiles(16, 20_000)
 	r := c.start(0)
 	c.createTable(r, "events")
 	phases := map[string]int{}
-	const rounds = 12
+	const rounds = 8
 	for round := range rounds {
 		c.waitMoment(r, "events", round, rng)
 		r.kill()
 		phases[lastPhase(r)]++
 		switch round % 4 {
 		case 0, 2:
-			c.lake.appendFiles(8, 40_000)
+			c.lake.appendFiles(6, 20_000)
 		case 1:
-			c.lake.overwrite(300_000)
+			c.lake.overwrite(150_000)
 		case 3:
-			c.lake.overwrite(250_000)
-			c.lake.appendFiles(3, 40_000)
+			c.lake.overwrite(120_000)
+			c.lake.appendFiles(3, 20_000)
 		}
 		r = c.start(0)
 	}

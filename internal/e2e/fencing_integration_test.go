@@ -36,7 +36,7 @@ func (s stall) String() string { return [...]string{"frozen", "cut off from Redi
 // checkpoint.
 func TestFencing_StalledHolderNeverChangesPinot(t *testing.T) {
 	for _, s := range []stall{freeze, partition} {
-		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, nil) })
+		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, nil, 4) })
 	}
 }
 
@@ -45,11 +45,11 @@ func TestFencing_StalledHolderNeverChangesPinot(t *testing.T) {
 func TestFencing_StalledHolderNeverChangesPinotCluster(t *testing.T) {
 	pc := testpeer.StartPinot(t)
 	for _, s := range []stall{freeze, partition} {
-		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, pc) })
+		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, pc, 3) })
 	}
 }
 
-func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster) {
+func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster, rounds int) {
 	table := "events_" + strings.ReplaceAll(s.String(), " ", "_")
 	c := newCluster(t, settings{replicas: 2, leaseTTL: 3 * time.Second, batchFiles: 4, buildParallelism: 2,
 		claimTimeout: 3 * time.Second, schedule: "* * * * * ?", pinot: pc})
@@ -58,14 +58,14 @@ func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster) {
 		px = newProxy(t, strings.TrimPrefix(strings.TrimSuffix(c.redisURL, "/0"), "redis://"))
 		c.replicas[0].redisURL = "redis://" + px.addr() + "/0"
 	}
-	c.lake.appendFiles(12, 40_000)
+	c.lake.appendFiles(12, 20_000)
 	c.startAll()
 	c.createTable(c.replicas[1], table)
-	stop := c.appendEvery(2*time.Second, 60_000)
+	stop := c.appendEvery(2*time.Second, 30_000)
 	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimSuffix(strings.TrimPrefix(c.redisURL, "redis://"), "/0")})
 	defer rdb.Close()
 	stalled := 0
-	for round := range 6 {
+	for round := range rounds {
 		holder, token := c.waitHolder(rdb, table, s, 30*time.Second)
 		c.waitPhase(holder, round)
 		t.Logf("round %d: %s %s holding token %d in phase %q", round, s, holder.name, token, lastPhase(holder))

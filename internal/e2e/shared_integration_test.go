@@ -19,7 +19,7 @@ func TestShared_ThreeReplicasBackfill(t *testing.T) {
 		t.Run("kill "+victim, func(t *testing.T) {
 			c := newCluster(t, settings{replicas: 3, leaseTTL: 3 * time.Second, batchFiles: 12, buildParallelism: 1,
 				claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?"})
-			c.lake.appendFiles(66, 30_000)
+			c.lake.appendFiles(60, 12_000)
 			c.startAll()
 			c.createTable(c.replicas[0], "events")
 			rdb := redis.NewClient(&redis.Options{Addr: strings.TrimSuffix(strings.TrimPrefix(c.redisURL, "redis://"), "/0")})
