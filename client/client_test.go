@@ -254,6 +254,16 @@ func TestTable_Overview(t *testing.T) {
 		{`{"status":{"state":"PAUSED"},"lastRun":{"status":"FAILED"}}`, "PAUSED"},
 		{`{"status":{"state":"IDLE"},"lastRun":{"status":"COMPLETED"}}`, "IDLE"},
 	}
+	var tb client.Table
+	in := `{"name":"t","schema":{"schemaName":"t","dimensionFieldSpecs":[]},"lastRun":{"id":"r","log":[{"at":"2026-01-02T03:04:05Z","level":"ERROR","msg":"convert failed","attrs":{"file":"a.parquet"}}]}}`
+	if err := json.Unmarshal([]byte(in), &tb); err != nil {
+		t.Fatal(err)
+	}
+	back, _ := json.Marshal(tb)
+	if !strings.Contains(string(back), `"schema":{"schemaName":"t","dimensionFieldSpecs":[]}`) ||
+		!strings.Contains(string(back), `"attrs":{"file":"a.parquet"}`) {
+		t.Errorf("a table's Pinot schema and run log must survive a round trip: %s", back)
+	}
 	for _, tc := range cases {
 		var tb client.Table
 		if err := json.Unmarshal([]byte(tc.json), &tb); err != nil {

@@ -1,6 +1,7 @@
 package client
 
 import (
+	"encoding/json"
 	"strings"
 	"time"
 )
@@ -42,6 +43,10 @@ type Table struct {
 	Rows      int64  `json:"rows,omitempty"`
 	Lag       *Lag   `json:"lag,omitempty"`
 	LastError string `json:"lastError,omitempty"`
+	// Schema and TableConfig are the Pinot documents GET of one table
+	// answers with (kept as sent).
+	Schema      json.RawMessage `json:"schema,omitempty"`
+	TableConfig json.RawMessage `json:"tableConfig,omitempty"`
 }
 
 // Status is a table's scheduling state on the replica that answered.
@@ -101,6 +106,16 @@ type Run struct {
 	Bytes             int64     `json:"bytes"`
 	Error             string    `json:"error,omitempty"`
 	Owner             string    `json:"owner,omitempty"`
+	// Log is the run's own log lines, from a floe that keeps them.
+	Log []RunLogLine `json:"log,omitempty"`
+}
+
+// RunLogLine is one log line of a run.
+type RunLogLine struct {
+	At    time.Time         `json:"at"`
+	Level string            `json:"level"`
+	Msg   string            `json:"msg"`
+	Attrs map[string]string `json:"attrs,omitempty"`
 }
 
 // Failed reports whether the run ended without syncing: FAILED, ABANDONED
