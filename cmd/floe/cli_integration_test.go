@@ -32,20 +32,22 @@ func TestCLI_AgainstRunningFloe(t *testing.T) {
 	ctx := context.Background()
 	e.waitSynced(e.waitFirstSnapshot())
 	quiet(t, e)
+	addCopy(t, e)
 	t.Setenv(config.AddrEnv, "http://"+e.addr)
 	t.Setenv(config.TokenEnv, testReadToken)
 	t.Setenv(config.APITokenEnv, "")
 
-	out := cliOK(t, "tables")
-	if !regexp.MustCompile(`(?m)^demo_events\s+IDLE\s`).MatchString(out) || !strings.HasPrefix(out, "NAME") {
+	out := cliOK(t, "tables", "-page-size", "1") // every page: two of them on a floe that pages
+	if !regexp.MustCompile(`(?m)^demo_copy\s+IDLE\s+100\s`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^demo_events\s+IDLE\s`).MatchString(out) || !strings.HasPrefix(out, "NAME") {
 		t.Fatalf("tables:\n%s", out)
 	}
 	var list struct {
 		Tables []client.Table `json:"tables"`
 	}
-	decodeCLI(t, cliOK(t, "tables", "-o", "json"), &list)
-	if len(list.Tables) != 1 || list.Tables[0].Name != demoTable || list.Tables[0].Checkpoint == nil {
-		t.Fatalf("tables -o json: %+v", list.Tables)
+	decodeCLI(t, cliOK(t, "tables", "-o", "json", "-q", "COPY"), &list)
+	if len(list.Tables) != 1 || list.Tables[0].Name != copyTable || list.Tables[0].Checkpoint == nil {
+		t.Fatalf("tables -q COPY -o json: %+v", list.Tables)
 	}
 
 	if _, err := cli(t, "pause", demoTable); err == nil || !strings.Contains(err.Error(), "needs an admin token") ||
@@ -56,8 +58,11 @@ func TestCLI_AgainstRunningFloe(t *testing.T) {
 		t.Fatalf("pause: %s", out)
 	}
 	assertState(t, client.StatePaused)
-	if out := cliOK(t, "tables", "-state", "IDLE"); out != "no tables\n" {
-		t.Fatalf("tables -state IDLE while paused:\n%s", out)
+	if out := cliOK(t, "tables", "-state", "IDLE"); !strings.Contains(out, copyTable) || strings.Contains(out, demoTable) {
+		t.Fatalf("tables -state IDLE while demo_events is paused:\n%s", out)
+	}
+	if out := cliOK(t, "tables", "-state", "FAILED,RUNNING"); out != "no tables\n" {
+		t.Fatalf("tables -state FAILED,RUNNING:\n%s", out)
 	}
 	cliOK(t, "resume", demoTable, "-token", testAdminToken)
 	assertState(t, client.StateIdle)
@@ -93,7 +98,7 @@ func TestCLI_AgainstRunningFloe(t *testing.T) {
 	if out := cliOK(t, "runs", demoTable); !regexp.MustCompile(`(?m)^` + okRun + `\s+COMPLETED\s+manual\s`).MatchString(out) {
 		t.Fatalf("runs:\n%s", out)
 	}
-	if out := cliOK(t, "tables", "-state", "FAILED"); !strings.Contains(out, demoTable) {
+	if out := cliOK(t, "tables", "-state", "FAILED"); !strings.Contains(out, demoTable) || strings.Contains(out, copyTable) {
 		t.Fatalf("tables -state FAILED after the failed run:\n%s", out)
 	}
 	if _, err := cli(t, "status", "nope"); err == nil || err.Error() != "table nope not found" {
@@ -130,6 +135,9 @@ func triggerFailing(t *testing.T, e *servedEnv) string {
 	return m[1]
 }
 
+// copyTable is a second table on the demo lake, registered through the API.
+const copyTable = "demo_copy"
+
 // quiet gives the demo table a yearly schedule and waits until no run is
 // in flight.
 func quiet(t *testing.T, e *servedEnv) {
@@ -141,15 +149,36 @@ func quiet(t *testing.T, e *servedEnv) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	waitSettled(t, e, demoTable)
+}
+
+// addCopy registers copyTable on the quiet schedule and waits for its
+// first run (which starts at once) to end.
+func addCopy(t *testing.T, e *servedEnv) {
+	t.Helper()
+	body := jsonBody(t, map[string]string{"connection": "demo", "namespace": "demo", "table": "events",
+		"name": copyTable, "schedule": quietSchedule})
+	if code, _, answer := e.do("POST", "/api/v1/tables", nil, body); code != 201 {
+		t.Fatalf("create %s: %d %s", copyTable, code, answer)
+	}
+	waitSettled(t, e, copyTable)
+}
+
+// waitSettled waits until the table is IDLE on the quiet schedule with a
+// checkpoint.
+func waitSettled(t *testing.T, e *servedEnv, name string) {
+	t.Helper()
+	ctx := context.Background()
 	deadline := time.Now().Add(60 * time.Second)
 	for time.Now().Before(deadline) {
-		st, err := e.app.watcher.TableState(context.Background(), demoTable)
-		if err == nil && st.State == watcher.StateIdle && st.Schedule == quietSchedule {
+		st, err := e.app.watcher.TableState(ctx, name)
+		_, cpErr := e.app.store.GetCheckpointSummary(ctx, name)
+		if err == nil && cpErr == nil && st.State == watcher.StateIdle && st.Schedule == quietSchedule {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatal("the demo table did not settle IDLE on the quiet schedule")
+	t.Fatalf("table %s did not settle IDLE with a checkpoint on the quiet schedule", name)
 }
 
 // waitFirstSnapshot returns the snapshot the served demo table starts
