@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,7 +44,7 @@ func (f *fakeFloe) handle(pattern string, h func(w http.ResponseWriter, r *http.
 
 func (f *fakeFloe) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
-	f.requests = append(f.requests, r.Clone(context.Background()))
+	f.requests = append(f.requests, r.Clone(r.Context()))
 	f.mu.Unlock()
 	if r.Header.Get("Authorization") != "Bearer "+secretToken {
 		http.Error(w, `{"error":"authentication required: send Authorization: Bearer <token>"}`, http.StatusUnauthorized)

@@ -8,13 +8,13 @@ import (
 )
 
 // sortKeys are the sort orders a list may ask for.
-var sortKeys = []string{"name", "state", "lastRun", "lag", "rows"}
+func sortKeys() []string { return []string{"name", "state", "lastRun", "lag", "rows"} }
 
 func validSort(s string) error {
-	if s == "" || slices.Contains(sortKeys, strings.TrimPrefix(s, "-")) {
+	if s == "" || slices.Contains(sortKeys(), strings.TrimPrefix(s, "-")) {
 		return nil
 	}
-	return fmt.Errorf("list tables: sort %q: want one of %s, optionally prefixed with -", s, strings.Join(sortKeys, ", "))
+	return fmt.Errorf("list tables: sort %q: want one of %s, optionally prefixed with -", s, strings.Join(sortKeys(), ", "))
 }
 
 // filterTables keeps the tables in one of opts.States whose name, source
