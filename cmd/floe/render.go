@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -77,7 +78,33 @@ func renderStatus(w io.Writer, t client.Table, now time.Time) error {
 	if e := t.ErrorLine(); e != "" {
 		row("last error", printable(e))
 	}
+	if r := t.LastRun; r != nil && r.Failed() {
+		for _, l := range lastLines(r.Log, statusLogLines) {
+			row("run log", logLineText(l))
+		}
+	}
 	return tw.Flush()
+}
+
+// statusLogLines is how many of a failed run's last log lines status shows.
+const statusLogLines = 5
+
+func lastLines(ls []client.RunLogLine, n int) []client.RunLogLine {
+	return ls[max(0, len(ls)-n):]
+}
+
+// logLineText is "15:04:05 ERROR msg file=a.parquet" (attributes sorted).
+func logLineText(l client.RunLogLine) string {
+	keys := make([]string, 0, len(l.Attrs))
+	for k := range l.Attrs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := []string{l.At.UTC().Format(time.TimeOnly), l.Level, l.Msg}
+	for _, k := range keys {
+		parts = append(parts, k+"="+l.Attrs[k])
+	}
+	return printable(strings.Join(parts, " "))
 }
 
 // renderRuns writes one aligned line per run.

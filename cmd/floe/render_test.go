@@ -92,6 +92,17 @@ func TestRenderStatus(t *testing.T) {
 			t.Errorf("want line %q in:\n%s", want, out.String())
 		}
 	}
+	failed := decodeTable(t, `{"name":"o","status":{"state":"IDLE"},"lastRun":{"id":"r1","status":"FAILED","error":"boom",
+		"log":[`+strings.Repeat(`{"at":"2026-05-01T11:00:00Z","level":"INFO","msg":"old"},`, 5)+`
+		{"at":"2026-05-01T11:00:01Z","level":"ERROR","msg":"convert failed","attrs":{"segment":"s_0","file":"a.parquet"}}]}}`)
+	out.Reset()
+	if err := renderStatus(&out, failed, renderNow); err != nil {
+		t.Fatal(err)
+	}
+	if s := squeeze(out.String()); strings.Count(s, "run log ") != statusLogLines ||
+		!strings.Contains(s, "run log 11:00:01 ERROR convert failed file=a.parquet segment=s_0\n") {
+		t.Errorf("failed run's log:\n%s", out.String())
+	}
 	idle := decodeTable(t, `{"name":"o","status":{"state":"ERROR","error":"catalog: timeout\nstack"}}`)
 	out.Reset()
 	if err := renderStatus(&out, idle, renderNow); err != nil {
