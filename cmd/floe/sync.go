@@ -5,10 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"strings"
-	"sync"
-	"time"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/watcher"
@@ -19,6 +15,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	cfgPath := configFlag(fs)
 	tableName := fs.String("table", "", "external table to sync (required)")
+	quiet := fs.Bool("quiet", false, "show no progress (default: a bar on a terminal, a line every few seconds otherwise)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -34,15 +31,9 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer a.Close(context.Background())
-	var onProgress watcher.Progress
-	bar := newProgressBar(stderr, *tableName)
-	if bar != nil {
-		onProgress = bar.update
-	}
+	onProgress, done := syncProgress(a.watcher, *tableName, progressModeFor(stderr, *quiet), stderr)
 	run, err := a.watcher.RunOnce(ctx, *tableName, "cli", onProgress)
-	if bar != nil {
-		bar.finish()
-	}
+	done()
 	run.Error = a.red.Scrub(run.Error)
 	printRun(stdout, run)
 	return scrubErr(a.red, err)
@@ -57,45 +48,16 @@ func printRun(w io.Writer, r checkpoint.Run) {
 	}
 }
 
-// progressBar draws "[#####.....] 5/10 files 12s" on a terminal while the
-// run is in flight; it returns nil (no progress) when w is not a terminal.
-type progressBar struct {
-	w     io.Writer
-	table string
-	start time.Time
-	mu    sync.Mutex
-}
-
-func newProgressBar(w io.Writer, table string) *progressBar {
-	f, ok := w.(*os.File)
-	if !ok || !isTerminal(f) {
-		return nil
+// syncProgress returns the watcher callback that draws the run's progress
+// on w (nil: no progress; rows come from the watcher's own count) and the
+// function that ends the drawing once the run returned.
+func syncProgress(wt *watcher.Watcher, table string, mode progressMode, w io.Writer) (watcher.Progress, func()) {
+	if mode == progressOff {
+		return nil, func() {}
 	}
-	return &progressBar{w: w, table: table, start: time.Now()}
-}
-
-// update redraws the bar.
-func (p *progressBar) update(done, total int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	const width = 30
-	filled := width
-	if total > 0 {
-		filled = width * done / total
-	}
-	fmt.Fprintf(p.w, "\r\033[Ksync %s [%s%s] %d/%d files %s", p.table, strings.Repeat("#", filled),
-		strings.Repeat(".", width-filled), done, total, time.Since(p.start).Round(time.Second))
-}
-
-// finish clears the bar's line.
-func (p *progressBar) finish() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	fmt.Fprint(p.w, "\r\033[K")
-}
-
-// isTerminal reports whether f is a character device.
-func isTerminal(f *os.File) bool {
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	view := newProgressView(w, "sync "+table, mode, nil)
+	return func(done, total int) {
+		p, _ := wt.Progress(table)
+		view.update(done, total, p.Rows)
+	}, view.finish
 }

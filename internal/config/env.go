@@ -70,6 +70,14 @@ func list(dst func(c *Config) *[]string) func(*Config, string) error {
 // configures nothing, so applyEnv lets it pass.
 const APITokenEnv = "FLOE_API_TOKEN"
 
+// AddrEnv and TokenEnv are the address and bearer token of the running
+// floe the command-line client (floe tables, status, trigger, ...) talks
+// to; like APITokenEnv they configure nothing, so applyEnv lets them pass.
+const (
+	AddrEnv  = "FLOE_ADDR"
+	TokenEnv = "FLOE_TOKEN"
+)
+
 // envVars lists every supported override. The variable name is the field
 // path upper-cased with dots turned into underscores, prefixed FLOE_.
 func envVars() []envVar {
@@ -136,7 +144,7 @@ func applyEnv(c *Config, env []string) error {
 		}
 		v, isKnown := known[name]
 		if !isKnown {
-			if strings.HasPrefix(name, "FLOE_") && name != "FLOE_CONFIG" && name != APITokenEnv {
+			if strings.HasPrefix(name, "FLOE_") && !clientEnv(name) {
 				return fmt.Errorf("%w: %w", ErrInvalid, &FieldError{name, "unknown environment variable"})
 			}
 			continue
@@ -146,4 +154,10 @@ func applyEnv(c *Config, env []string) error {
 		}
 	}
 	return nil
+}
+
+// clientEnv reports whether name is a FLOE_ variable that configures no
+// setting: the config file's path and the command-line client's.
+func clientEnv(name string) bool {
+	return name == "FLOE_CONFIG" || name == APITokenEnv || name == AddrEnv || name == TokenEnv
 }

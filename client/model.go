@@ -1,0 +1,183 @@
+package client
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Overview states of a table (GET /api/v1/tables "state").
+const (
+	StateIdle        = "IDLE"
+	StateRunning     = "RUNNING"
+	StateBackfilling = "BACKFILLING"
+	StatePaused      = "PAUSED"
+	StateDisabled    = "DISABLED"
+	StateFailed      = "FAILED"
+)
+
+// Run statuses.
+const (
+	RunRunning   = "RUNNING"
+	RunCompleted = "COMPLETED"
+	RunFailed    = "FAILED"
+	RunSkipped   = "SKIPPED"
+	RunAbandoned = "ABANDONED"
+)
+
+// Table is one external table as the API shows it.
+type Table struct {
+	Name       string             `json:"name"`
+	Revision   int64              `json:"revision"`
+	Connection string             `json:"connection"`
+	Source     string             `json:"source"`
+	TaskConfig map[string]string  `json:"taskConfig,omitempty"`
+	Status     Status             `json:"status"`
+	Checkpoint *CheckpointSummary `json:"checkpoint,omitempty"`
+	LastRun    *Run               `json:"lastRun,omitempty"`
+	CreatedAt  time.Time          `json:"createdAt"`
+	// State, Rows, Lag and LastError come from a floe that computes the
+	// overview (issue 11); Overview, RowCount and ErrorLine fall back on
+	// the other fields when they are absent.
+	State     string `json:"state,omitempty"`
+	Rows      int64  `json:"rows,omitempty"`
+	Lag       *Lag   `json:"lag,omitempty"`
+	LastError string `json:"lastError,omitempty"`
+	// Schema and TableConfig are the Pinot documents GET of one table
+	// answers with (kept as sent).
+	Schema      json.RawMessage `json:"schema,omitempty"`
+	TableConfig json.RawMessage `json:"tableConfig,omitempty"`
+}
+
+// Status is a table's scheduling state on the replica that answered.
+type Status struct {
+	Table        string    `json:"table"`
+	State        string    `json:"state"`
+	Schedule     string    `json:"schedule,omitempty"`
+	NextRun      time.Time `json:"nextRun,omitzero"`
+	RunningRunID string    `json:"runningRunId,omitempty"`
+	LastChecked  time.Time `json:"lastChecked,omitzero"`
+	Error        string    `json:"error,omitempty"`
+	Revision     int64     `json:"revision,omitempty"`
+	Progress     *Progress `json:"progress,omitempty"`
+}
+
+// Progress is how far a running run is.
+type Progress struct {
+	FilesDone  int   `json:"filesDone"`
+	FilesTotal int   `json:"filesTotal"`
+	Rows       int64 `json:"rows"`
+	Batched    bool  `json:"batched"`
+}
+
+// CheckpointSummary is the table's checkpoint without its file map.
+type CheckpointSummary struct {
+	SnapshotID       int64     `json:"snapshotId"`
+	SequenceNumber   int64     `json:"sequenceNumber"`
+	MetadataLocation string    `json:"metadataLocation"`
+	FileCount        int       `json:"fileCount"`
+	CommittedAt      time.Time `json:"committedAt"`
+	Rows             int64     `json:"rows,omitempty"`
+}
+
+// Lag is how far Pinot is behind the newest Iceberg snapshot.
+type Lag struct {
+	Snapshots        int       `json:"snapshots"`
+	Seconds          float64   `json:"seconds"`
+	LatestSnapshotID int64     `json:"latestSnapshotId"`
+	CheckedAt        time.Time `json:"checkedAt"`
+}
+
+// Run is one run of a table.
+type Run struct {
+	ID                string    `json:"id"`
+	Table             string    `json:"table"`
+	Trigger           string    `json:"trigger"`
+	Status            string    `json:"status"`
+	StartedAt         time.Time `json:"startedAt"`
+	FinishedAt        time.Time `json:"finishedAt,omitzero"`
+	FromSnapshotID    int64     `json:"fromSnapshotId,omitempty"`
+	SnapshotID        int64     `json:"snapshotId,omitempty"`
+	FilesDiscovered   int       `json:"filesDiscovered"`
+	FilesFailed       int       `json:"filesFailed"`
+	SegmentsGenerated int       `json:"segmentsGenerated"`
+	SegmentsDeleted   int       `json:"segmentsDeleted"`
+	Rows              int64     `json:"rows"`
+	Bytes             int64     `json:"bytes"`
+	Error             string    `json:"error,omitempty"`
+	Owner             string    `json:"owner,omitempty"`
+	// Log is the run's own log lines, from a floe that keeps them.
+	Log []RunLogLine `json:"log,omitempty"`
+}
+
+// RunLogLine is one log line of a run.
+type RunLogLine struct {
+	At    time.Time         `json:"at"`
+	Level string            `json:"level"`
+	Msg   string            `json:"msg"`
+	Attrs map[string]string `json:"attrs,omitempty"`
+}
+
+// Failed reports whether the run ended without syncing: FAILED, ABANDONED
+// or SKIPPED.
+func (r Run) Failed() bool {
+	return r.Status == RunFailed || r.Status == RunAbandoned || r.Status == RunSkipped
+}
+
+// Duration is how long the run took (zero while it runs).
+func (r Run) Duration() time.Duration {
+	if r.FinishedAt.IsZero() {
+		return 0
+	}
+	return r.FinishedAt.Sub(r.StartedAt)
+}
+
+// TableRecord is the stored record pause and resume answer with.
+type TableRecord struct {
+	Name       string            `json:"name"`
+	Revision   int64             `json:"revision"`
+	TaskConfig map[string]string `json:"taskConfig"`
+}
+
+// Overview is the table's overview state: the server's when it sent one,
+// else derived the way the server derives it (PAUSED/DISABLED from the
+// schedule state, RUNNING/BACKFILLING from the status, FAILED when the
+// last run failed or was abandoned or the watcher reports an error).
+func (t Table) Overview() string {
+	if t.State != "" {
+		return t.State
+	}
+	switch s := t.Status.State; s {
+	case "ERROR":
+		return StateFailed
+	case StateRunning, StateBackfilling, StatePaused, StateDisabled:
+		return s
+	}
+	if t.LastRun != nil && (t.LastRun.Status == RunFailed || t.LastRun.Status == RunAbandoned) {
+		return StateFailed
+	}
+	return StateIdle
+}
+
+// RowCount is the number of rows in Pinot: the server's figure, else the
+// checkpoint's.
+func (t Table) RowCount() int64 {
+	if t.Rows != 0 || t.Checkpoint == nil {
+		return t.Rows
+	}
+	return t.Checkpoint.Rows
+}
+
+// ErrorLine is the last error on one line: the server's lastError, else
+// the failed last run's error, else the watcher's.
+func (t Table) ErrorLine() string {
+	msg := t.LastError
+	if msg == "" && t.LastRun != nil && t.LastRun.Failed() {
+		msg = t.LastRun.Error
+	}
+	if msg == "" {
+		msg = t.Status.Error
+	}
+	first, _, _ := strings.Cut(msg, "\n")
+	return strings.TrimSpace(first)
+}
