@@ -55,7 +55,7 @@ export class IAMPanel {
   }
 
   render(res) {
-    const role = (r, what) => r && h("div", { class: "role" },
+    const role = (r, what) => !r ? "" : h("div", { class: "role" },
       h("h3", {}, `${what}: ${r.name}`),
       h("pre", { class: "json", "data-policy": what }, pretty(r.policy)),
       r.trustPolicy ? [h("p", { class: "muted" }, "Trust policy"), h("pre", { class: "json" }, pretty(r.trustPolicy))]

@@ -144,8 +144,8 @@ export class TablePage {
   }
 
   renderStats(v) {
-    const card = (label, value, title) => h("div", { class: "card static", title: title || "" },
-      h("span", { class: "count" }, value), h("span", { class: "label" }, label));
+    const card = (label, value, title) => h("div", { class: "card static", title: title || String(value) },
+      h("span", { class: "count" + (String(value).length > 12 ? " long" : "") }, value), h("span", { class: "label" }, label));
     const cp = v.checkpoint || {};
     const run = v.lastRun;
     this.stats.replaceChildren(
@@ -176,7 +176,11 @@ export class TablePage {
   snapshotChart(runs) {
     const counts = this.cp.snapshotFileCounts;
     if (counts && Object.keys(counts).length) {
-      const ids = Object.keys(counts).sort((a, b) => (BigInt(a) < BigInt(b) ? -1 : 1));
+      // Snapshot ids are random: order them by when a run synced them.
+      const order = new Map();
+      runs.slice().reverse().forEach((r, i) => { if (r.snapshotId && !order.has(String(r.snapshotId))) order.set(String(r.snapshotId), i); });
+      const rank = (id) => (order.has(id) ? order.get(id) : -1);
+      const ids = Object.keys(counts).sort((a, b) => rank(a) - rank(b));
       return barChart("snapshots", "Files per snapshot", ids.map((id) => ({ value: counts[id], label: id.slice(-6),
         tip: `snapshot ${id}: ${num(counts[id])} files` })));
     }
