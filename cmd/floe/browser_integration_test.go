@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/floehq/floe/internal/testpeer"
@@ -176,4 +178,14 @@ func (tb *tab) noToken(tokens ...string) {
 			tb.t.Fatalf("the page shows a token")
 		}
 	}
+}
+
+// colorScheme makes the tab prefer a light or dark colour scheme.
+func (tb *tab) colorScheme(scheme string) {
+	tb.t.Helper()
+	tb.do("emulate prefers-color-scheme: "+scheme, chromedp.Func(func(ctx context.Context, t *chromedp.Target) error {
+		_, err := cdp.Call(ctx, t, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}})
+		return err
+	}))
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -53,6 +54,9 @@ func TestStatusPage(t *testing.T) {
 	})
 	t.Run("WizardOnboardsATable", func(t *testing.T) {
 		testWizard(t, newTab(t, browser), base, dir)
+	})
+	t.Run("FailedRunIsMarked", func(t *testing.T) {
+		testFailedRun(t, newTab(t, browser), base, dir)
 	})
 }
 
@@ -190,6 +194,12 @@ func testTablePage(t *testing.T, tb *tab, base string) {
 		t.Fatalf("no metadata location: %q", tb.text("#checkpoint-summary"))
 	}
 	tb.screenshot("table-page")
+	light := eval[string](tb, `getComputedStyle(document.body).backgroundColor`)
+	tb.colorScheme("dark")
+	if dark := eval[string](tb, `getComputedStyle(document.body).backgroundColor`); dark == light {
+		t.Fatalf("the page keeps its light background %s in dark mode", light)
+	}
+	tb.screenshot("table-page-dark")
 }
 
 // Pause, trigger and resume from the table page; each outcome shows, and
@@ -370,4 +380,67 @@ func checkOnboarded(t *testing.T, base, dir string) {
 	if !slices.ContainsFunc(sc.Metrics, func(f struct{ Name string }) bool { return f.Name == "id" }) {
 		t.Fatalf("id is not a metric in Pinot's schema: %s", b)
 	}
+}
+
+// apiPost sends a JSON body with the admin token and returns the status.
+func apiPost(t *testing.T, url, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testAdminToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// A run that fails shows everywhere: the table page marks its bar and
+// shows its error as the last failed run, and the overview shows the
+// FAILED badge and the error's first line. The wizard's connection is
+// pointed at a catalog file that does not exist, then a run is asked for.
+func testFailedRun(t *testing.T, tb *tab, base, dir string) {
+	body, err := json.Marshal(map[string]any{"name": "lake", "type": "sql",
+		"props": map[string]string{"uri": filepath.Join(dir, "missing.db"), "catalog-name": demoCatalogName}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := apiPost(t, base+"/api/v1/connections", string(body)); code != http.StatusOK {
+		t.Fatalf("replace connection lake: %d", code)
+	}
+	openAt(tb, base, testAdminToken, "#/tables/events_ui")
+	tb.click(`[data-action="trigger"]`)
+	tb.waitJS("the FAILED badge", `document.querySelector("h1 .badge")?.innerText === "FAILED"`)
+	tb.waitJS("the failed run's bar", `document.querySelector('figure[data-chart="rows"] g.bar.failed text.mark')`)
+	var v apiTable
+	apiGet(t, base+"/api/v1/tables/events_ui", testAdminToken, &v)
+	if v.LastRun == nil || v.LastRun.Status != checkpoint.RunFailed || v.LastRun.Error == "" {
+		t.Fatalf("last run after the catalog went missing: %+v", v.LastRun)
+	}
+	firstLine, _, _ := strings.Cut(v.LastRun.Error, "\n")
+	tb.waitJS("the failure's log", `!document.querySelector("#failure-log").hidden`)
+	if !strings.Contains(tb.text("#failure-log"), firstLine) || !strings.Contains(tb.text("#failure-log"), v.LastRun.ID) {
+		t.Fatalf("the last failed run's panel shows %q; the API has run %s failing with %q", tb.text("#failure-log"), v.LastRun.ID, firstLine)
+	}
+	tb.screenshot("failed-run")
+
+	eval[string](tb, `location.hash = "#/?state=FAILED"`)
+	row := `tr[data-table="events_ui"]`
+	tb.waitJS("the failed table in the FAILED filter", `document.querySelector('`+row+` td .badge')?.innerText === "FAILED" &&
+		!document.querySelector('tr[data-table="`+demoTable+`"]')`)
+	if got := tb.text(row + " td.err"); got != firstLine {
+		t.Fatalf("last error %q, want the error's first line %q", got, firstLine)
+	}
+	tb.screenshot("overview-failed")
+
+	eval[string](tb, `location.hash = "#/?pageSize=1"`)
+	tb.waitJS("page 1 of 2", `/page 1 of 2/.test(document.querySelector(".pager")?.innerText) &&
+		document.querySelector('tr[data-table="`+demoTable+`"]')`)
+	tb.click(".pager button:last-child")
+	tb.waitJS("page 2 with the other table", `/page 2 of 2/.test(document.querySelector(".pager")?.innerText) &&
+		document.querySelector('`+row+`') && document.querySelectorAll("tr[data-table]").length === 1`)
 }
