@@ -193,6 +193,16 @@ func testTablePage(t *testing.T, tb *tab, base string) {
 	if !strings.Contains(tb.text("#checkpoint-summary"), "metadata.json") {
 		t.Fatalf("no metadata location: %q", tb.text("#checkpoint-summary"))
 	}
+	var raw map[string]json.RawMessage
+	apiGet(t, base+"/api/v1/tables/"+demoTable, testReadToken, &raw)
+	tb.click("#pinot-schema summary")
+	want := "Not served by this floe version."
+	if _, ok := raw["schema"]; ok {
+		want = `"schemaName": "` + demoTable + `"`
+	}
+	if got := tb.text("#pinot-schema"); !strings.Contains(got, want) {
+		t.Fatalf("the Pinot schema panel shows %q, want %q", got, want)
+	}
 	tb.screenshot("table-page")
 	light := eval[string](tb, `getComputedStyle(document.body).backgroundColor`)
 	tb.colorScheme("dark")
