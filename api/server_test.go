@@ -143,12 +143,20 @@ func TestServer_ConnectionsHideSecrets(t *testing.T) {
 func TestServer_StatusPageAndHealth(t *testing.T) {
 	srv, _ := newServer(t)
 	code, body := call(t, "GET", srv.URL+"/")
-	if code != 200 || !strings.Contains(body, "<title>floe status</title>") || !strings.Contains(body, `id="connections"`) {
+	if code != 200 || !strings.Contains(body, "<title>floe status</title>") || !strings.Contains(body, `<script type="module" src="app.js">`) {
 		t.Fatalf("status page: %d", code)
 	}
-	code, body = call(t, "GET", srv.URL+"/app.js")
-	if code != 200 || !strings.Contains(body, "/api/v1/tables") || !strings.Contains(body, "/api/v1/connections") {
-		t.Fatalf("app.js: %d", code)
+	// The page is ES modules: browsers run them only when served as JavaScript.
+	for file, want := range map[string]string{"app.js": "./overview.js", "overview.js": "/api/v1/tables", "wizard.js": "/api/v1/connections"} {
+		resp, err := http.Get(srv.URL + "/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/javascript") || !strings.Contains(string(b), want) {
+			t.Fatalf("%s: %d %s", file, resp.StatusCode, resp.Header.Get("Content-Type"))
+		}
 	}
 	code, body = call(t, "GET", srv.URL+"/healthz")
 	if code != 200 || !strings.Contains(body, `"ok"`) {
