@@ -124,7 +124,9 @@ export class Overview {
   }
 
   async refresh() {
+    const seq = (this.seq = (this.seq || 0) + 1);
     const { page, summary } = await this.load();
+    if (seq !== this.seq) return; // a newer refresh (another filter) is under way
     this.renderCards(summary);
     this.renderChips();
     this.renderHead();
@@ -164,7 +166,7 @@ export class Overview {
     const th = (key, label) => {
       if (!SORTS[key]) return h("th", {}, label);
       const arrow = cur === key ? (desc ? " ▾" : " ▴") : "";
-      return h("th", { class: "sortable", "data-sort": key, "aria-sort": cur === key ? (desc ? "descending" : "ascending") : "none",
+      return h("th", { class: "sortable" + (key === "rows" ? " num" : ""), "data-sort": key, "aria-sort": cur === key ? (desc ? "descending" : "ascending") : "none",
         onclick: () => this.update({ sort: cur === key && !desc ? "-" + key : key, page: 1 }) }, label + arrow);
     };
     this.head.replaceChildren(th("name", "Table"), th("state", "State"), th("lag", "Lag"), th("lastRun", "Last run"),

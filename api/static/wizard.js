@@ -110,7 +110,8 @@ export class Wizard {
       h("h3", {}, "Namespaces"), nsBox, h("h3", {}, "Tables"), tblBox,
       h("div", { class: "buttons" }, h("button", { type: "button", class: "ghost", onclick: () => this.go(1) }, "‹ Validate"))));
     const open = async (parent) => {
-      crumbs.textContent = parent ? `namespace ${parent}` : "top level";
+      crumbs.replaceChildren(parent ? `namespace ${parent} ` : "top level",
+        parent ? h("button", { type: "button", class: "ghost", onclick: () => open(parent.split(".").slice(0, -1).join(".")) }, "↑ up") : "");
       await this.listInto(nsBox, path`/api/v1/connections/${this.state.conn.name}/namespaces` + (parent ? "?parent=" + encodeURIComponent(parent) : ""),
         "namespaces", (ns) => h("button", { type: "button", class: "choice", "data-namespace": ns, onclick: () => open(ns) }, ns));
       tblBox.replaceChildren();
