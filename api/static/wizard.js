@@ -87,10 +87,19 @@ export class Wizard {
     this.body.replaceChildren(h("section", { class: "panel" },
       h("h2", {}, `Validate ${c.name} (${(TYPES[c.type] || {}).label || c.type})`), list,
       h("div", { class: "buttons" },
-        h("button", { type: "button", class: "ghost", onclick: () => this.go(0) }, "‹ Connection"),
+        h("button", { type: "button", class: "ghost", id: "to-connection", onclick: () => this.go(0) }, "‹ Connection"),
         h("button", { type: "button", class: "ghost", onclick: () => this.go(1) }, "Validate again"), next)),
     isAWS(c.type, c.props || {}) ? new IAMPanel(() => c, true).el : "");
-    const { data } = await post(path`/api/v1/connections/${c.name}/validate`, {});
+    let data;
+    try {
+      ({ data } = await post(path`/api/v1/connections/${c.name}/validate`, {}));
+    } catch (e) {
+      // The catalog could not even be opened: that is the first step's result.
+      list.replaceChildren(h("li", { class: "check failed", "data-check": "open" }, h("span", { class: "icon" }, "✕"),
+        h("strong", {}, "open the catalog"), h("div", { class: "error" }, e.message)));
+      outcome(this.msg, false, "The connection does not work: see the failed step.");
+      return;
+    }
     list.replaceChildren(...(data.steps || []).map((s) => h("li", { class: "check " + s.status, "data-check": s.name },
       h("span", { class: "icon" }, s.status === "ok" ? "✓" : s.status === "failed" ? "✕" : "–"),
       h("strong", {}, s.name), " ", h("span", { class: "muted" }, s.detail || (s.status === "skipped" ? "skipped" : "")),

@@ -32,6 +32,9 @@ func artifactDir(t *testing.T) string {
 		return t.TempDir()
 	}
 	dir := filepath.Join(base, regexp.MustCompile(`[^A-Za-z0-9_.-]+`).ReplaceAllString(t.Name(), "_"))
+	if err := os.RemoveAll(dir); err != nil { // an earlier run's screenshots of this test
+		t.Fatalf("clear artifact directory: %v", err)
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatalf("create artifact directory: %v", err)
 	}

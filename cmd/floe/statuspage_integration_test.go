@@ -294,6 +294,27 @@ func triggerUntilRecorded(t *testing.T, tb *tab, base string) checkpoint.Run {
 func testWizard(t *testing.T, tb *tab, base, dir string) {
 	openAt(tb, base, testAdminToken, "#/onboard")
 	tb.waitJS("the connection form", `document.querySelector("#conn-form")`)
+	// A saved connection is validated as stored.
+	tb.click(`[data-connection="demo"]`)
+	tb.waitJS("the saved connection validated", `!document.querySelector("#to-browse").disabled`)
+	tb.click("#to-connection")
+
+	// Secrets are write-only: saved, never shown again, not even in the form.
+	const secret = "tok-9f8e7d6c5b4a"
+	tb.waitJS("the connection form again", `document.querySelector("#conn-form")`)
+	tb.typeInto("#conn-name", "unreachable")
+	tb.choose("#conn-type", "rest")
+	tb.typeInto(`input[name="prop:uri"]`, "http://127.0.0.1:9/catalog")
+	tb.typeInto(`input[name="secret:token"]`, secret)
+	tb.click("#conn-save")
+	tb.waitJS("the failed validation", `document.querySelector("#validate-steps li.check.failed") && document.querySelector("#to-browse").disabled`)
+	tb.screenshot("wizard-validate-failed")
+	tb.click("#to-connection")
+	tb.waitJS("the saved connection listed with its secret's name", `/secrets set: token/.test(document.querySelector('[data-connection="unreachable"]')?.innerText)`)
+	if page := eval[string](tb, `document.documentElement.outerHTML + [...document.querySelectorAll("input")].map((i) => i.value).join(" ")`); strings.Contains(page, secret) {
+		t.Fatal("the page shows a saved secret")
+	}
+	tb.choose("#conn-type", "sql")
 	tb.typeInto("#conn-name", "lake")
 
 	// An AWS type shows the least-privilege IAM policy floe generates.
