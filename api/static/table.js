@@ -23,6 +23,14 @@ export class TablePage {
   build() {
     this.title = h("div", { class: "title" });
     this.actions = h("div", { class: "actions" });
+    this.schedule = h("input", { id: "schedule-input", spellcheck: "false", size: 16, "aria-label": "schedule",
+      oninput: () => { this.scheduleDirty = true; } });
+    const save = h("button", { type: "submit", "data-action": "schedule" }, "Save schedule");
+    this.scheduleForm = h("form", { class: "inline-form", onsubmit: (ev) => {
+      ev.preventDefault();
+      this.act(save, "schedule", () => this.change({ schedule: this.schedule.value.trim() }, "Schedule saved."))
+        .then((ok) => { if (ok) this.scheduleDirty = false; });
+    } }, this.schedule, save);
     this.result = h("p", { class: "outcome", id: "action-outcome", role: "status", hidden: true });
     this.progress = h("div", { class: "progress", id: "progress", hidden: true });
     this.stats = h("section", { class: "cards", id: "table-stats" });
@@ -32,7 +40,7 @@ export class TablePage {
     this.config = h("section", { class: "panel", id: "pinot-config" });
     this.root.replaceChildren(
       h("a", { href: "#/", class: "back" }, "‹ all tables"),
-      h("header", { class: "page-head" }, this.title, this.actions),
+      h("header", { class: "page-head" }, this.title, h("div", { class: "controls" }, this.actions, this.scheduleForm)),
       this.result, this.progress, this.stats, this.charts,
       h("section", { class: "panel", id: "runs" }, h("h2", {}, "Runs"),
         h("div", { class: "table-wrap" }, h("table", {},
@@ -82,6 +90,7 @@ export class TablePage {
 
   renderActions(v) {
     const tc = v.taskConfig || {};
+    if (!this.scheduleDirty && document.activeElement !== this.schedule) this.schedule.value = tc.schedule || tc["schedule.paused"] || "";
     const paused = v.state === "PAUSED" || (tc["schedule.paused"] !== undefined && tc.schedule === undefined);
     const enabled = String(tc.enabled).toLowerCase() !== "false";
     const button = (action, label, run, cls) => h("button", { type: "button", "data-action": action, class: cls || "",
@@ -93,13 +102,16 @@ export class TablePage {
         : button("enable", "Enable", () => this.setEnabled(true)));
   }
 
-  // act runs one action with its button busy and shows the outcome.
+  // act runs one action with its button busy, shows the outcome and
+  // says whether it worked.
   async act(btn, action, run) {
     btn.disabled = true;
     try {
       outcome(this.result, true, await run());
+      return true;
     } catch (e) {
       outcome(this.result, false, `${action} failed: ${e.message}`);
+      return false;
     } finally {
       btn.disabled = false;
       this.refresh().catch(() => {});
@@ -116,16 +128,22 @@ export class TablePage {
     return action === "pause" ? "Paused: no scheduled run starts until resumed." : "Resumed: the schedule runs again.";
   }
 
-  async setEnabled(on) {
+  setEnabled(on) {
+    return this.change({ enabled: on }, on ? "Enabled: the table syncs on its schedule." : "Disabled: floe does not sync the table.");
+  }
+
+  // change PATCHes the table's task config at the revision shown (412:
+  // someone changed it meanwhile).
+  async change(body, done) {
     const extra = this.view && this.view.revision ? { "If-Match": String(this.view.revision) } : {};
     try {
-      await patch(path`/api/v1/tables/${this.name}`, { enabled: on }, extra);
+      await patch(path`/api/v1/tables/${this.name}`, body, extra);
     } catch (e) {
       if (e instanceof ApiError && e.status === 412) throw new Error("the table changed meanwhile; look again and retry");
       if (e instanceof ApiError && e.missing) throw new Error("this floe does not support changing a table yet");
       throw e;
     }
-    return on ? "Enabled: the table syncs on its schedule." : "Disabled: floe does not sync the table.";
+    return done;
   }
 
   renderProgress(v) {

@@ -255,6 +255,7 @@ func testTableActions(t *testing.T, tb *tab, base string) {
 		if v = table(); v.TaskConfig["enabled"] == "false" {
 			t.Fatalf("after enable the API shows %+v", v)
 		}
+		testScheduleEdit(t, tb, table)
 	} else if msg := tb.text("#action-outcome"); !strings.Contains(msg, "does not support") {
 		t.Fatalf("disable failed: %q", msg)
 	}
@@ -474,4 +475,23 @@ func testFailedRun(t *testing.T, tb *tab, base, dir string) {
 	tb.click(".pager button:last-child")
 	tb.waitJS("page 2 with the other table", `/page 2 of 2/.test(document.querySelector(".pager")?.innerText) &&
 		document.querySelector('`+row+`') && document.querySelectorAll("tr[data-table]").length === 1`)
+}
+
+// testScheduleEdit changes the schedule from the table page: a schedule
+// more frequent than floe allows is refused with the reason, a valid one
+// is saved and the API agrees.
+func testScheduleEdit(t *testing.T, tb *tab, table func() apiTable) {
+	t.Helper()
+	setSchedule := func(s string) {
+		eval[bool](tb, `(() => { const i = document.querySelector("#schedule-input"); i.value = `+jsString(s)+`;
+			i.dispatchEvent(new Event("input")); return true; })()`)
+		tb.click(`[data-action="schedule"]`)
+	}
+	setSchedule("* * * * * ?")
+	tb.waitJS("the refusal", `/schedule failed: .*schedule/.test(document.querySelector("#action-outcome.bad")?.innerText)`)
+	setSchedule("*/20 * * * * ?")
+	tb.waitJS("the saved schedule", `/Schedule saved/.test(document.querySelector("#action-outcome.ok")?.innerText)`)
+	if v := table(); v.TaskConfig["schedule"] != "*/20 * * * * ?" {
+		t.Fatalf("after the schedule edit the API shows %+v", v)
+	}
 }
