@@ -72,6 +72,13 @@ function countLocally(all) {
   return sum;
 }
 
+// progressNote: "12/40 files" under the badge while a run is under way.
+function progressNote(t) {
+  const p = t.status.progress;
+  if (!p || !(t.state === "RUNNING" || t.state === "BACKFILLING")) return "";
+  return h("div", { class: "muted small progress-note" }, `${num(p.filesDone)}/${num(p.filesTotal)} files · ${compact(p.rows)} rows`);
+}
+
 export class Overview {
   constructor(root, query) {
     this.set = settings(query);
@@ -179,7 +186,7 @@ export class Overview {
       return h("tr", { "data-table": t.name, "data-state": t.state },
         h("td", {}, h("a", { href: "#/tables/" + encodeURIComponent(t.name), class: "name" }, t.name),
           h("div", { class: "muted small" }, [t.source, t.connection].filter(Boolean).join(" · "))),
-        h("td", {}, badge(t.state)),
+        h("td", {}, badge(t.state), progressNote(t)),
         h("td", { class: "lag", "data-snapshots": t.lag ? t.lag.snapshots : "",
           title: t.lag ? "newest snapshot " + t.lag.latestSnapshotId + ", checked " + fullTime(t.lag.checkedAt) : "lag unknown" },
         lagText(t.lag)),

@@ -294,13 +294,23 @@ func triggerUntilRecorded(t *testing.T, tb *tab, base string) checkpoint.Run {
 // it lands on the new table's page showing the first run.
 func testWizard(t *testing.T, tb *tab, base, dir string) {
 	openAt(tb, base, testAdminToken, "#/onboard")
+	wizardSavedConnections(t, tb)
+	wizardIAMPolicy(tb)
+	wizardConnectAndBrowse(t, tb, dir)
+	wizardSchema(t, tb)
+	wizardCreate(t, tb)
+	checkOnboarded(t, base, dir)
+}
+
+// wizardSavedConnections: a saved connection is validated as stored, and
+// secrets are write-only: saved, never shown again, not even in the form.
+func wizardSavedConnections(t *testing.T, tb *tab) {
+	t.Helper()
 	tb.waitJS("the connection form", `document.querySelector("#conn-form")`)
-	// A saved connection is validated as stored.
 	tb.click(`[data-connection="demo"]`)
 	tb.waitJS("the saved connection validated", `!document.querySelector("#to-browse").disabled`)
 	tb.click("#to-connection")
 
-	// Secrets are write-only: saved, never shown again, not even in the form.
 	const secret = "tok-9f8e7d6c5b4a"
 	tb.waitJS("the connection form again", `document.querySelector("#conn-form")`)
 	tb.typeInto("#conn-name", "unreachable")
@@ -315,17 +325,25 @@ func testWizard(t *testing.T, tb *tab, base, dir string) {
 	if page := eval[string](tb, `document.documentElement.outerHTML + [...document.querySelectorAll("input")].map((i) => i.value).join(" ")`); strings.Contains(page, secret) {
 		t.Fatal("the page shows a saved secret")
 	}
-	tb.choose("#conn-type", "sql")
-	tb.typeInto("#conn-name", "lake")
+}
 
-	// An AWS type shows the least-privilege IAM policy floe generates.
+// wizardIAMPolicy: an AWS type shows the least-privilege IAM policy floe
+// generates for the connection in the form.
+func wizardIAMPolicy(tb *tab) {
+	tb.t.Helper()
+	tb.typeInto("#conn-name", "lake")
 	tb.choose("#conn-type", "s3tables")
 	tb.typeInto(`input[name="prop:arn"]`, "arn:aws:s3tables:us-east-1:123456789012:bucket/lake")
 	tb.click("#iam-panel summary")
 	tb.click("#iam-generate")
 	tb.waitJS("the IAM policy", `/s3tables:GetTableMetadataLocation/.test(document.querySelector('pre[data-policy="Reader role"]')?.innerText)`)
 	tb.screenshot("wizard-iam")
+}
 
+// wizardConnectAndBrowse saves a connection to the demo's SQL catalog,
+// validates it and picks demo.events.
+func wizardConnectAndBrowse(t *testing.T, tb *tab, dir string) {
+	t.Helper()
 	tb.choose("#conn-type", "sql")
 	tb.waitJS("the sql form without the IAM panel", `document.querySelector('input[name="prop:uri"]') && !document.querySelector("#iam-panel")`)
 	tb.typeInto(`input[name="prop:uri"]`, filepath.Join(dir, "catalog.db"))
@@ -341,7 +359,12 @@ func testWizard(t *testing.T, tb *tab, base, dir string) {
 	tb.click("#to-browse")
 	tb.click(`[data-namespace="demo"]`)
 	tb.click(`[data-catalog-table="events"]`)
+}
 
+// wizardSchema checks the field-type rules and the lossy flag, names the
+// table events_ui and makes id a metric.
+func wizardSchema(t *testing.T, tb *tab) {
+	t.Helper()
 	tb.waitJS("the inferred schema", `document.querySelector('tr[data-column="ts"]') && !document.querySelector("#to-options").disabled`)
 	options := func(col, class string) []string {
 		return eval[[]string](tb, `[...document.querySelectorAll('tr[data-column="`+col+`"] select.`+class+` option')].map((o) => o.value)`)
@@ -361,7 +384,12 @@ func testWizard(t *testing.T, tb *tab, base, dir string) {
 	tb.choose(`tr[data-column="id"] select.field-type`, "METRIC")
 	tb.waitJS("the edited preview", `document.querySelector('tr[data-column="id"] select.field-type').value === "METRIC" && !document.querySelector("#to-options").disabled`)
 	tb.screenshot("wizard-schema")
+}
 
+// wizardCreate sets the options, creates the table and waits for its
+// page to show the first run.
+func wizardCreate(t *testing.T, tb *tab) {
+	t.Helper()
 	tb.click("#to-options")
 	tb.waitJS("the options", `document.querySelector("#opt-schedule")`)
 	if tc := eval[string](tb, `document.querySelector("#opt-time-column").value`); tc != "ts" {
@@ -375,7 +403,6 @@ func testWizard(t *testing.T, tb *tab, base, dir string) {
 	tb.waitJS("the new table's page", `location.hash === "#/tables/events_ui"`)
 	tb.waitJS("its first run", `document.querySelector('#runs tr[data-status="COMPLETED"]')`)
 	tb.screenshot("wizard-first-run")
-	checkOnboarded(t, base, dir)
 }
 
 // checkOnboarded asserts what the wizard created, through the API and the
