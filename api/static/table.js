@@ -224,8 +224,8 @@ export class TablePage {
     if (!runs.length) this.runsBody.replaceChildren(h("tr", {}, h("td", { colspan: 9, class: "muted" }, "No runs yet.")));
   }
 
-  // renderLog shows the last failed run's own log lines (Run.log), or its
-  // error when the run carries no log.
+  // renderLog shows the last failed run's error and its own log lines
+  // (Run.log) when the run carries them.
   renderLog(runs) {
     const run = runs.find(failed);
     if (!run) { this.log.hidden = true; return; }
@@ -238,7 +238,8 @@ export class TablePage {
     this.log.replaceChildren(
       h("h2", {}, "Last failed run"),
       h("p", { class: "muted" }, `${run.status} · started ${fullTime(run.startedAt)} · run ${run.id}`),
-      lines.length ? h("div", { class: "log" }, lines) : h("pre", { class: "log" }, run.error || "(no error recorded)"));
+      h("pre", { class: "log error-text" }, run.error || "(no error recorded)"),
+      lines.length ? [h("h3", {}, "Its log"), h("div", { class: "log", id: "failure-log-lines" }, lines)] : "");
   }
 
   renderConfig(v) {

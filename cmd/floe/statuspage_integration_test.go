@@ -485,6 +485,15 @@ func testFailedRun(t *testing.T, tb *tab, base, dir string) {
 	if !strings.Contains(tb.text("#failure-log"), firstLine) || !strings.Contains(tb.text("#failure-log"), v.LastRun.ID) {
 		t.Fatalf("the last failed run's panel shows %q; the API has run %s failing with %q", tb.text("#failure-log"), v.LastRun.ID, firstLine)
 	}
+	var logged struct {
+		LastRun struct {
+			Log []struct{ Msg string } `json:"log"`
+		} `json:"lastRun"`
+	}
+	apiGet(t, base+"/api/v1/tables/events_ui", testAdminToken, &logged)
+	if l := logged.LastRun.Log; len(l) > 0 && !strings.Contains(tb.text("#failure-log-lines"), l[0].Msg) {
+		t.Fatalf("the run's log starts with %q; the page shows %q", l[0].Msg, tb.text("#failure-log-lines"))
+	}
 	tb.screenshot("failed-run")
 
 	eval[string](tb, `location.hash = "#/?state=FAILED"`)
