@@ -176,7 +176,7 @@ export class Wizard {
     h("div", { class: "form" },
       h("label", {}, "Schedule (Quartz or cron; the first run starts at once)", schedule),
       h("label", {}, "Time column", timeCol),
-      h("label", { class: "check" }, cont, " Continue when one data file cannot be converted (it is skipped and reported)")),
+      h("label", { class: "checkbox" }, cont, " Continue when one data file cannot be converted (it is skipped and reported)")),
     h("p", { class: "muted" }, `${s.ns}.${s.table} via ${s.conn.name} → Pinot table ${p.schema.schemaName}, ` +
       `${(p.columns || []).length} columns` + (Object.keys(s.overrides).length ? `, ${Object.keys(s.overrides).length} edited` : "")),
     h("div", { class: "buttons" },
