@@ -67,6 +67,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-floe: %w", err)
 	}
 	o.floe = abs
+	// The replicas run in their own directories: every path they are
+	// given must be absolute.
+	if o.dir, err = filepath.Abs(o.dir); err != nil {
+		return o, fmt.Errorf("-dir: %w", err)
+	}
 	if o.files < 1 || o.rows < 1 || o.replicaFiles < 1 || o.batchFiles < 1 || o.parallelism < 1 {
 		return o, errors.New("-files, -rows, -replica-files, -batch-files and -parallelism must be positive")
 	}
