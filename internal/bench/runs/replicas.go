@@ -102,6 +102,8 @@ watcher:
   batchFiles: %d
   coalesceBelowBytes: 0
   leaseTTL: 30s
+security:
+  localRoots: [%s]
 log:
   level: warn
 connections:
@@ -110,7 +112,8 @@ connections:
     props:
       uri: %s
       catalog-name: %s
-`, port, redisAddr, filepath.Join(dir, "sink"), i, filepath.Join(dir, "work"), o.parallelism, o.batchFiles, lk.DB, lake.CatalogName)
+`, port, redisAddr, filepath.Join(dir, "sink"), i, filepath.Join(dir, "work"), o.parallelism, o.batchFiles,
+		filepath.Dir(lk.DB), lk.DB, lake.CatalogName)
 }
 
 // startProcess runs bin with the args for a free port, waits until the
