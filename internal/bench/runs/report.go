@@ -3,8 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 )
@@ -15,6 +17,11 @@ const (
 )
 
 const mib = 1 << 20
+
+// reportIntro opens the "Large tables" section when the report has none.
+const reportIntro = "`make bench-runs` (scripts/bench-runs.sh → `internal/bench/runs`) backfills an iceberg-go table " +
+	"(sqlite SQL catalog) with one process while sampling its work directory, then backfills another table with one " +
+	"and with three `floe serve` replicas on one real redis-server sharing the units of the run."
 
 func renderReport(o options, bf backfill, rs []scaling) string {
 	var b strings.Builder
@@ -31,7 +38,7 @@ func renderReport(o options, bf backfill, rs []scaling) string {
 	b.WriteString("**Replicas** (`floe serve` on one Redis, `buildParallelism: " + fmt.Sprint(o.parallelism) +
 		"` each, a local segment directory as the sink):\n\n| replicas | wall | units built per replica |\n|---:|---:|---|\n")
 	for _, s := range rs {
-		fmt.Fprintf(&b, "| %d | %s | %v |\n", s.replicas, s.wall.Round(time.Millisecond), s.builders)
+		fmt.Fprintf(&b, "| %d | %s | %s |\n", s.replicas, s.wall.Round(time.Millisecond), unitsByReplica(s.builders))
 	}
 	if len(rs) == 2 {
 		fmt.Fprintf(&b, "\nThree replicas took **%.2f×** the wall time of one on %d CPUs.\n", rs[1].wall.Seconds()/rs[0].wall.Seconds(),
@@ -39,6 +46,16 @@ func renderReport(o options, bf backfill, rs []scaling) string {
 	}
 	fmt.Fprintf(&b, "%s\n", reportEnd)
 	return b.String()
+}
+
+// unitsByReplica lists units built per replica, by replica name.
+func unitsByReplica(built map[string]int) string {
+	names := slices.Sorted(maps.Keys(built))
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s: %d", n, built[n])
+	}
+	return strings.Join(parts, ", ")
 }
 
 // updateReport replaces the generated block of the report, or appends a
@@ -53,7 +70,7 @@ func updateReport(path, block string) error {
 	if i >= 0 && j > i {
 		s = s[:i] + block + s[j+len(reportEnd)+1:]
 	} else {
-		s = strings.TrimRight(s, "\n") + "\n\n## Large tables\n\n`scripts/bench-runs.sh` (`make bench-runs`).\n\n" + block
+		s = strings.TrimRight(s, "\n") + "\n\n## Large tables\n\n" + reportIntro + "\n\n" + block
 	}
 	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
 		return fmt.Errorf("write report: %w", err)
