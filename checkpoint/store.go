@@ -98,6 +98,17 @@ type Store interface {
 	// ListLeases returns every unexpired lease, sorted by table.
 	ListLeases(ctx context.Context) ([]Lease, error)
 
+	// Observations and overviews (overview.go). PutObservation records
+	// what the latest check of the table's source saw (ErrNotFound when
+	// the table does not exist); DeleteTable removes it.
+	PutObservation(ctx context.Context, table string, o Observation) error
+	// TableOverviews returns, for each name in order, the table's
+	// checkpoint summary, newest run and observation (nil when absent; a
+	// name without a table gets an overview with all three nil). One read
+	// whatever the number of names: Redis one pipeline, Bolt one
+	// transaction.
+	TableOverviews(ctx context.Context, names []string) ([]TableOverview, error)
+
 	Close() error
 }
 
@@ -283,6 +294,20 @@ type Run struct {
 	// bindings only) and every change found. A change floe cannot apply
 	// fails the run, and Error says what the operator can do.
 	SchemaChange string `json:"schemaChange,omitempty"`
+	// Log is the run's own log lines, oldest first, scrubbed by the
+	// writer; stores keep the last RunLogLimit of them.
+	Log []RunLogLine `json:"log,omitempty"`
+}
+
+// RunLogLimit is how many log lines a stored run keeps (the last ones).
+const RunLogLimit = 100
+
+// RunLogLine is one log line of a run.
+type RunLogLine struct {
+	At    time.Time         `json:"at"`
+	Level string            `json:"level"` // INFO, WARN, ERROR
+	Msg   string            `json:"msg"`
+	Attrs map[string]string `json:"attrs,omitempty"`
 }
 
 // Lease is a table's run lease. Token is the fencing token.
