@@ -105,3 +105,13 @@ func noteNewestRun(tx *bolt.Tx, bkt *bolt.Bucket, r Run) error {
 	}
 	return nil
 }
+
+// TableRevision returns the last table revision.
+func (b *Bolt) TableRevision(_ context.Context) (int64, error) {
+	var rev int64
+	err := b.view("read table revision", func(tx *bolt.Tx) error {
+		rev = tableRev(tx)
+		return nil
+	})
+	return rev, err
+}

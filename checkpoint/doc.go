@@ -182,7 +182,8 @@
 // revision 0). DeleteTable of an existing table announces {"deleted":"1"}
 // in the same script that removes the table's keys. SnapshotTables reads
 // the counter, then the index and the records (C12: a write in between
-// shows with a larger revision). WatchTables XREADs the stream from
+// shows with a larger revision); TableRevision GETs the counter, so a
+// reader can tell whether a table list it holds is still current. WatchTables XREADs the stream from
 // "{n}-0" (BLOCK 1s) and, while Redis is unreachable, retries from the
 // last revision it delivered; it closes its channel when the next entry
 // is not n+1 (trimmed away) so the reader re-reads a snapshot.

@@ -55,3 +55,13 @@ func (m *Memory) newestRunLocked(table string) (Run, bool) {
 	}
 	return cloneRun(newest), found
 }
+
+// TableRevision returns the last table revision.
+func (m *Memory) TableRevision(_ context.Context) (int64, error) {
+	unlock, err := m.lock("read table revision")
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	return m.tableRev, nil
+}

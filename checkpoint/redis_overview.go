@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/redis/go-redis/v9"
@@ -119,4 +120,16 @@ func decodeOverview(name string, cmd *redis.Cmd) (TableOverview, error) {
 		}
 	}
 	return ov, nil
+}
+
+// TableRevision reads the table revision counter.
+func (r *Redis) TableRevision(ctx context.Context) (int64, error) {
+	rev, err := r.client.Get(ctx, r.keys.tableRev()).Int64()
+	if errors.Is(err, redis.Nil) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, redisErr("read table revision", err)
+	}
+	return rev, nil
 }

@@ -52,6 +52,10 @@ type Store interface {
 	// SnapshotTables returns every table with the store revision the list
 	// reflects: each table write up to Revision is in it.
 	SnapshotTables(ctx context.Context) (TableSnapshot, error)
+	// TableRevision returns the store's table revision, the last one a
+	// table write took (0 before any): a reader holding a snapshot of that
+	// revision holds every table as stored (caches of the table list).
+	TableRevision(ctx context.Context) (int64, error)
 	// WatchTables delivers every table change with a revision above after,
 	// in revision order (see TableChange for when the channel closes).
 	WatchTables(ctx context.Context, after int64) (<-chan TableChange, error)
