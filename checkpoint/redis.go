@@ -37,6 +37,7 @@ type Redis struct {
 
 	tableScripts    redisTableScripts
 	overviewScripts redisOverviewScripts
+	overviews       *overviewCache
 }
 
 var _ Store = (*Redis)(nil)
@@ -72,7 +73,7 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 		return nil, fmt.Errorf("open redis at %s (db %d): ping: %s", ro.Addr, ro.DB, oneLine(err))
 	}
 	return &Redis{client: client, keys: redisKeys{prefix: opts.Prefix}, scripts: newRedisScripts(), addr: ro.Addr,
-		tableScripts: newRedisTableScripts(), overviewScripts: newRedisOverviewScripts()}, nil
+		tableScripts: newRedisTableScripts(), overviewScripts: newRedisOverviewScripts(), overviews: &overviewCache{}}, nil
 }
 
 // parseRedisURL validates and parses raw without ever echoing it (it may
@@ -309,6 +310,7 @@ func (r *Redis) DeleteTable(ctx context.Context, name string) error {
 		r.keys.segTokens(name), r.keys.observation(name),
 	}
 	n, err := r.deleteTable(ctx, name, keys)
+	r.overviews.forget(name)
 	if err != nil {
 		return redisErr(op, err)
 	}

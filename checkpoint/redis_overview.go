@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -72,7 +73,7 @@ func (r *Redis) TableOverviews(ctx context.Context, names []string) ([]TableOver
 	}
 	out := make([]TableOverview, len(names))
 	for i, cmd := range cmds {
-		if out[i], err = decodeOverview(names[i], cmd); err != nil {
+		if out[i], err = r.overviews.decodeOverview(names[i], cmd); err != nil {
 			return nil, fmt.Errorf("read table overviews: %w", err)
 		}
 	}
@@ -91,8 +92,24 @@ func (r *Redis) overviewPipeline(ctx context.Context, names []string) ([]*redis.
 	return cmds, err
 }
 
+// overviewCache keeps the last decoded overview records of each table
+// with their raw text: a listing polled every few seconds finds most
+// records unchanged, and comparing bytes is far cheaper than decoding
+// JSON. Its size is bounded by the number of tables.
+type overviewCache struct {
+	mu      sync.Mutex
+	entries map[string]overviewEntry
+}
+
+type overviewEntry struct {
+	cpRaw, runRaw, obsRaw string
+	sum                   *CheckpointSummary
+	run                   *Run
+	obs                   *Observation
+}
+
 // decodeOverview reads one reply of overviewLua.
-func decodeOverview(name string, cmd *redis.Cmd) (TableOverview, error) {
+func (c *overviewCache) decodeOverview(name string, cmd *redis.Cmd) (TableOverview, error) {
 	ov := TableOverview{Table: name}
 	vals, err := cmd.Slice()
 	if err != nil {
@@ -101,25 +118,68 @@ func decodeOverview(name string, cmd *redis.Cmd) (TableOverview, error) {
 	if len(vals) != 3 {
 		return ov, fmt.Errorf("overview of table %q: %d values, want 3", name, len(vals))
 	}
-	if raw, ok := vals[0].(string); ok {
-		var h checkpointHeader
-		if err := decode("checkpoint of table "+quote(name), []byte(raw), &h); err != nil {
+	cpRaw, _ := vals[0].(string)
+	runRaw, _ := vals[1].(string)
+	obsRaw, _ := vals[2].(string)
+	c.mu.Lock()
+	e, ok := c.entries[name]
+	c.mu.Unlock()
+	if !ok || e.cpRaw != cpRaw || e.runRaw != runRaw || e.obsRaw != obsRaw {
+		if e, err = decodeOverviewEntry(name, cpRaw, runRaw, obsRaw); err != nil {
 			return ov, err
 		}
-		sum := h.summary()
+		c.mu.Lock()
+		if c.entries == nil {
+			c.entries = map[string]overviewEntry{}
+		}
+		c.entries[name] = e
+		c.mu.Unlock()
+	}
+	// Copies: callers own what they get.
+	if e.sum != nil {
+		sum := *e.sum
 		ov.Summary = &sum
 	}
-	if raw, ok := vals[1].(string); ok {
-		if ov.LastRun, err = decodeRun(name, []byte(raw)); err != nil {
-			return ov, err
-		}
+	if e.run != nil {
+		run := cloneRun(*e.run)
+		ov.LastRun = &run
 	}
-	if raw, ok := vals[2].(string); ok {
-		if ov.Observation, err = decodeObservation(name, []byte(raw)); err != nil {
-			return ov, err
-		}
+	if e.obs != nil {
+		obs := *e.obs
+		ov.Observation = &obs
 	}
 	return ov, nil
+}
+
+func decodeOverviewEntry(name, cpRaw, runRaw, obsRaw string) (overviewEntry, error) {
+	e := overviewEntry{cpRaw: cpRaw, runRaw: runRaw, obsRaw: obsRaw}
+	var err error
+	if cpRaw != "" {
+		var h checkpointHeader
+		if err := decode("checkpoint of table "+quote(name), []byte(cpRaw), &h); err != nil {
+			return e, err
+		}
+		sum := h.summary()
+		e.sum = &sum
+	}
+	if runRaw != "" {
+		if e.run, err = decodeRun(name, []byte(runRaw)); err != nil {
+			return e, err
+		}
+	}
+	if obsRaw != "" {
+		if e.obs, err = decodeObservation(name, []byte(obsRaw)); err != nil {
+			return e, err
+		}
+	}
+	return e, nil
+}
+
+// forget drops the table's entry (it was deleted).
+func (c *overviewCache) forget(name string) {
+	c.mu.Lock()
+	delete(c.entries, name)
+	c.mu.Unlock()
 }
 
 // TableRevision reads the table revision counter.

@@ -101,6 +101,21 @@ func testTableOverviews(t *testing.T, s checkpoint.Store) {
 		{Table: "bare"},
 	}
 	sameJSON(t, "overviews", ovs, want)
+
+	// What a caller does to an overview stays with it, and every record
+	// changed since the last read shows in the next one.
+	ovs[2].LastRun.Log[0].Msg, ovs[2].Summary.Rows, ovs[2].Observation.SnapshotsBehind = "changed by the caller", 1, 99
+	obs.SnapshotsBehind = 0
+	must(t, "PutObservation again", s.PutObservation(ctx, "full", obs))
+	cp2 := fullCheckpoint("full", 43, makeFiles(2, "g"))
+	cp2.Rows = 77
+	must(t, "Commit again", s.CommitCheckpoint(ctx, lease, cp2))
+	cp2.LeaseToken = lease.Token
+	sum2 := cp2.Summary()
+	again, err := s.TableOverviews(ctx, []string{"full"})
+	must(t, "TableOverviews again", err)
+	sameJSON(t, "overview after changes", again[0],
+		checkpoint.TableOverview{Table: "full", Summary: &sum2, LastRun: &newer, Observation: &obs})
 }
 
 // testTableOverviewsNewestRun: the overview's run is the newest by the C6
