@@ -162,7 +162,7 @@
 // compare owner and token first. Expired leases vanish with their key.
 // Runs: one script HSETs the run, ZADDs its order and trims the zset and
 // hash to RunHistoryLimit. DeleteTable is one script. A run keeps its last
-// RunLogLimit log lines ("log", optional within FormatV2).
+// MaxRunLogLines log lines ("log", optional within FormatV2).
 //
 // Overviews: PutObservation is a script that SETs the observation only
 // while the table record exists. TableOverviews sends, in one pipeline,

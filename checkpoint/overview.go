@@ -57,9 +57,9 @@ func decodeRun(table string, raw []byte) (*Run, error) {
 	return &rec.Run, nil
 }
 
-// trimRunLog keeps the last RunLogLimit log lines of r.
+// trimRunLog keeps the last MaxRunLogLines log lines of r.
 func trimRunLog(r Run) Run {
-	if n := len(r.Log) - RunLogLimit; n > 0 {
+	if n := len(r.Log) - MaxRunLogLines; n > 0 {
 		r.Log = r.Log[n:]
 	}
 	return r

@@ -298,20 +298,8 @@ type Run struct {
 	// bindings only) and every change found. A change floe cannot apply
 	// fails the run, and Error says what the operator can do.
 	SchemaChange string `json:"schemaChange,omitempty"`
-	// Log is the run's own log lines, oldest first, scrubbed by the
-	// writer; stores keep the last RunLogLimit of them.
+	// Log holds the run's own log lines (at most MaxRunLogLines, scrubbed); see RunLogLine.
 	Log []RunLogLine `json:"log,omitempty"`
-}
-
-// RunLogLimit is how many log lines a stored run keeps (the last ones).
-const RunLogLimit = 100
-
-// RunLogLine is one log line of a run.
-type RunLogLine struct {
-	At    time.Time         `json:"at"`
-	Level string            `json:"level"` // INFO, WARN, ERROR
-	Msg   string            `json:"msg"`
-	Attrs map[string]string `json:"attrs,omitempty"`
 }
 
 // Lease is a table's run lease. Token is the fencing token.

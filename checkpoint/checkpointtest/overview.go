@@ -18,20 +18,20 @@ func fullObservation(snapshot int64) checkpoint.Observation {
 	}
 }
 
-// testRunLogLimit: a stored run keeps the last RunLogLimit log lines.
-func testRunLogLimit(t *testing.T, s checkpoint.Store) {
+// testMaxRunLogLines: a stored run keeps the last MaxRunLogLines log lines.
+func testMaxRunLogLines(t *testing.T, s checkpoint.Store) {
 	ctx := ctxT(t)
 	r := fullRun("orders", "run-1", base)
 	r.Log = nil
-	for i := range checkpoint.RunLogLimit + 20 {
+	for i := range checkpoint.MaxRunLogLines + 20 {
 		r.Log = append(r.Log, checkpoint.RunLogLine{At: base.Add(time.Duration(i)), Level: "INFO", Msg: fmt.Sprintf("line %d", i)})
 	}
 	must(t, "PutRun", s.PutRun(ctx, r))
 	got, err := s.GetRun(ctx, "orders", "run-1")
 	must(t, "GetRun", err)
-	if len(got.Log) != checkpoint.RunLogLimit || got.Log[0].Msg != "line 20" ||
-		got.Log[len(got.Log)-1].Msg != fmt.Sprintf("line %d", checkpoint.RunLogLimit+19) {
-		t.Fatalf("stored log: %d lines from %q, want the last %d", len(got.Log), got.Log[0].Msg, checkpoint.RunLogLimit)
+	if len(got.Log) != checkpoint.MaxRunLogLines || got.Log[0].Msg != "line 20" ||
+		got.Log[len(got.Log)-1].Msg != fmt.Sprintf("line %d", checkpoint.MaxRunLogLines+19) {
+		t.Fatalf("stored log: %d lines from %q, want the last %d", len(got.Log), got.Log[0].Msg, checkpoint.MaxRunLogLines)
 	}
 }
 

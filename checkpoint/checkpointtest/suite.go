@@ -41,7 +41,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"ConcurrentAcquire", testConcurrentAcquire},
 		{"Runs", testRuns},
 		{"RunsTieOrder", testRunsTieOrder},
-		{"RunLogLimit", testRunLogLimit},
+		{"MaxRunLogLines", testMaxRunLogLines},
 		{"Observation", testObservation},
 		{"TableOverviews", testTableOverviews},
 		{"TableOverviewsNewestRun", testTableOverviewsNewestRun},
