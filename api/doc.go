@@ -33,13 +33,12 @@
 //
 // Every request passes, in order: the Host check (listen address,
 // localhost, IP literals, Options.AllowedHosts; 421 otherwise, against DNS
-// rebinding), the Origin check on POST and DELETE (a browser request from
-// another origin than floe's own or Options.AllowedOrigins: 403; PATCH
-// too), the
+// rebinding), the Origin check on POST, PATCH and DELETE (a browser request from
+// another origin than floe's own or Options.AllowedOrigins: 403), the
 // bearer token when tokens are set (none: 401; a read token on a route
 // that changes something or on /debug/pprof: 403; /healthz and, unless
 // ProtectMetrics, /metrics are open), Content-Type: application/json on
-// POST and DELETE (415), the body size limit (413) and read timeout
+// POST, PATCH and DELETE (415), the body size limit (413) and read timeout
 // (408), and for routes that reach a catalog the concurrency limit (429
 // with Retry-After). Without tokens Open serves loopback addresses only
 // unless Options.Insecure is set.

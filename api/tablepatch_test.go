@@ -122,9 +122,13 @@ func TestServer_DeleteTableDropsPinot(t *testing.T) {
 	}
 }
 
-func isNotFound(err error) bool { return err != nil && strings.Contains(err.Error(), checkpoint.ErrNotFound.Error()) }
+func isNotFound(err error) bool {
+	return err != nil && strings.Contains(err.Error(), checkpoint.ErrNotFound.Error())
+}
 
-func isMissing(err error) bool { return err != nil && strings.Contains(err.Error(), pinot.ErrTableMissing.Error()) }
+func isMissing(err error) bool {
+	return err != nil && strings.Contains(err.Error(), pinot.ErrTableMissing.Error())
+}
 
 // The checkpoint answers its summary and one page of files sorted by
 // path, optionally only the paths holding q.
