@@ -157,11 +157,10 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request) {
 	out := listPage{Tables: make([]tableView, 0, len(rows)), Page: lq.page, PageSize: lq.pageSize, Total: total,
 		Pages: max(1, (total+lq.pageSize-1)/lq.pageSize)}
 	for _, rw := range rows {
-		v := s.rowView(rw, statuses[rw.t.Name])
-		if v.LastRun != nil {
-			v.LastRun.Log = nil // the runs endpoint has the log; pages stay light
+		if rw.ov.LastRun != nil {
+			rw.ov.LastRun.Log = nil // the runs endpoint has the log; pages stay light
 		}
-		out.Tables = append(out.Tables, v)
+		out.Tables = append(out.Tables, s.rowView(rw, statuses[rw.t.Name]))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
