@@ -34,7 +34,7 @@ func (t timing) quantile(q float64) time.Duration {
 }
 
 type results struct {
-	page, pageChanged, filtered, summary, old timing
+	page, pageChanged, filtered, summary, all, old timing
 }
 
 // noLoader refuses every load: the watcher is only asked for statuses.
@@ -90,6 +90,11 @@ func measure(ctx context.Context, o options, url string, stderr io.Writer) (resu
 		return res, err
 	}
 	if res.summary, err = c.time("summary", o.requests, func(int) string { return "/api/v1/summary" }, nil); err != nil {
+		return res, err
+	}
+	if res.all, err = c.time("every table in one answer", max(o.requests/4, 1), func(int) string {
+		return fmt.Sprintf("/api/v1/tables?pageSize=%d", min(o.tables, 1000))
+	}, nil); err != nil {
 		return res, err
 	}
 	res.old, err = timeOldPath(ctx, store, w, o.oldRequests)
