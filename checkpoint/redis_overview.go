@@ -95,11 +95,15 @@ func (r *Redis) overviewPipeline(ctx context.Context, names []string) ([]*redis.
 // overviewCache keeps the last decoded overview records of each table
 // with their raw text: a listing polled every few seconds finds most
 // records unchanged, and comparing bytes is far cheaper than decoding
-// JSON. Its size is bounded by the number of tables.
+// JSON. A table deleted here is forgotten at once; one deleted by another
+// replica stays until the cache holds maxOverviewEntries and starts over.
 type overviewCache struct {
 	mu      sync.Mutex
 	entries map[string]overviewEntry
 }
+
+// maxOverviewEntries bounds the overview cache (a few KiB per table).
+const maxOverviewEntries = 20_000
 
 type overviewEntry struct {
 	cpRaw, runRaw, obsRaw string
@@ -129,7 +133,7 @@ func (c *overviewCache) decodeOverview(name string, cmd *redis.Cmd) (TableOvervi
 			return ov, err
 		}
 		c.mu.Lock()
-		if c.entries == nil {
+		if c.entries == nil || len(c.entries) >= maxOverviewEntries {
 			c.entries = map[string]overviewEntry{}
 		}
 		c.entries[name] = e
