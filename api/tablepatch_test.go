@@ -4,13 +4,18 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher"
 )
 
 // PATCH changes the three safe fields through the revisioned store write;
@@ -167,5 +172,58 @@ func TestServer_CheckpointPage(t *testing.T) {
 	if code, body := call(t, "GET", f.srv.URL+"/api/v1/tables/a_idle/checkpoint?pageSize=5000"); code != http.StatusBadRequest ||
 		!strings.Contains(body, "pageSize") {
 		t.Fatalf("pageSize=5000: %d %s", code, body)
+	}
+}
+
+// blockingLoader holds every load until release is closed, so a run stays
+// in flight.
+type blockingLoader struct {
+	loading chan struct{} // closed by the first load
+	release chan struct{}
+	once    sync.Once
+}
+
+func (l *blockingLoader) LoadTable(ctx context.Context, _ checkpoint.Table) (*watcher.Source, error) {
+	l.once.Do(func() { close(l.loading) })
+	select {
+	case <-l.release:
+	case <-ctx.Done():
+	}
+	return nil, context.Canceled
+}
+
+// A table this replica is running is not deleted (409), dropPinotTable or
+// not, and Pinot keeps it.
+func TestServer_DeleteRunningTableConflicts(t *testing.T) {
+	ctx := context.Background()
+	mem := checkpoint.NewMemory()
+	if err := mem.CreateTable(ctx, checkpoint.Table{Name: "orders", TaskConfig: map[string]string{"schedule.paused": "@hourly"}}); err != nil {
+		t.Fatal(err)
+	}
+	sinkDir := t.TempDir()
+	sink := pinot.NewLocalDir(sinkDir)
+	if err := sink.EnsureTable(ctx, &pinot.Schema{Name: "orders"}, &pinot.TableConfig{TableName: "orders"}); err != nil {
+		t.Fatal(err)
+	}
+	ld := &blockingLoader{loading: make(chan struct{}), release: make(chan struct{})}
+	w := watcher.New(watcher.Deps{Store: mem, Loader: ld}, watcher.Options{Owner: "t", LeaseTTL: time.Minute, WorkDir: t.TempDir()})
+	t.Cleanup(func() { close(ld.release); _ = w.Close(context.Background()) })
+	srv := httptest.NewServer(api.New(mem, w, nil, nil, "test", api.Options{Pinot: sink}).Handler())
+	t.Cleanup(srv.Close)
+	if code, body := call(t, "POST", srv.URL+"/api/v1/tables/orders/trigger"); code != http.StatusAccepted {
+		t.Fatalf("trigger: %d %s", code, body)
+	}
+	<-ld.loading
+	for _, q := range []string{"", "?dropPinotTable=true"} {
+		code, body := call(t, "DELETE", srv.URL+"/api/v1/tables/orders"+q)
+		if code != http.StatusConflict || !strings.Contains(body, "orders") {
+			t.Fatalf("DELETE%s of a running table: %d %s, want 409 naming it", q, code, body)
+		}
+	}
+	if _, err := mem.GetTable(ctx, "orders"); err != nil {
+		t.Fatalf("table record after refused deletes: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(sinkDir, "orders")); err != nil {
+		t.Fatalf("Pinot table after refused deletes: %v", err)
 	}
 }
