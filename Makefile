@@ -70,8 +70,12 @@ bench-swap: ## atomic swaps under query load on a real Pinot cluster (writes doc
 bench-freshness: ## commit → queryable on a real floe serve, Redis and Pinot cluster, ~4 min (writes docs/benchmarks.md)
 	bash scripts/bench-freshness.sh
 
+.PHONY: bench-tables
+bench-tables: ## table overview API at 1,000 tables on real Redis: page, summary, before/after (writes docs/benchmarks.md)
+	bash scripts/bench-tables.sh
+
 .PHONY: bench
-bench: bench-segments bench-store bench-control bench-plan bench-runs bench-swap bench-freshness ## every benchmark
+bench: bench-segments bench-store bench-control bench-plan bench-runs bench-swap bench-freshness bench-tables ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image

@@ -10,9 +10,18 @@
 // namespaces and tables, preview the inferred Pinot schema and table
 // config, and register the table (POST /api/v1/tables), whose first run
 // the watcher starts at once. Catalogs are reached through the Catalogs
-// interface the process injects. DELETE /api/v1/tables/{name} removes only
+// interface the process injects. DELETE /api/v1/tables/{name} removes
 // floe's own registration, checkpoint and run history; the Pinot table and
-// its segments stay.
+// its segments stay unless dropPinotTable=true (Options.Pinot).
+//
+// Overview: GET /api/v1/tables answers one page of tables with an overview
+// state, rows, lag and last error derived from the stored records (the
+// same on every replica), and GET /api/v1/summary the counts. A listing
+// costs one read of the store's table revision while no table changed
+// (the table list is cached per revision, tablecache.go) plus one batched
+// overview read (checkpoint.Store.TableOverviews), never a read per table.
+// PATCH /api/v1/tables/{name} edits the sync task config through
+// watcher.UpdateTable, the compare-and-set write pause and resume use.
 //
 // Credentials never leave through this package (I7): connections are
 // returned with their secrets replaced by the names of the secret keys,
@@ -24,12 +33,12 @@
 //
 // Every request passes, in order: the Host check (listen address,
 // localhost, IP literals, Options.AllowedHosts; 421 otherwise, against DNS
-// rebinding), the Origin check on POST and DELETE (a browser request from
+// rebinding), the Origin check on POST, PATCH and DELETE (a browser request from
 // another origin than floe's own or Options.AllowedOrigins: 403), the
 // bearer token when tokens are set (none: 401; a read token on a route
 // that changes something or on /debug/pprof: 403; /healthz and, unless
 // ProtectMetrics, /metrics are open), Content-Type: application/json on
-// POST and DELETE (415), the body size limit (413) and read timeout
+// POST, PATCH and DELETE (415), the body size limit (413) and read timeout
 // (408), and for routes that reach a catalog the concurrency limit (429
 // with Retry-After). Without tokens Open serves loopback addresses only
 // unless Options.Insecure is set.

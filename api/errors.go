@@ -19,6 +19,8 @@ var (
 	errNoCatalogs = errors.New("catalog access not configured")
 	// errBodyTimeout: the request body did not arrive within readTimeout.
 	errBodyTimeout = errors.New("request body not received in time")
+	// errPinot: a Pinot call the API made failed (502).
+	errPinot = errors.New("pinot")
 )
 
 // apiError is the JSON error body.
@@ -77,6 +79,8 @@ func errStatus(err error) int {
 		return http.StatusBadRequest
 	case errors.Is(err, catalog.ErrBadCatalog):
 		return http.StatusUnprocessableEntity
+	case errors.Is(err, errPrecondition):
+		return http.StatusPreconditionFailed
 	case errors.Is(err, checkpoint.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, checkpoint.ErrConflict), errors.Is(err, checkpoint.ErrStale), errors.Is(err, watcher.ErrRunning),
@@ -85,7 +89,7 @@ func errStatus(err error) int {
 	case errors.Is(err, catalog.ErrAccessDenied), errors.Is(err, catalog.ErrBadCredentials),
 		errors.Is(err, catalog.ErrUnreachable), errors.Is(err, catalog.ErrTimeout),
 		errors.Is(err, catalog.ErrBadMetadata), errors.Is(err, catalog.ErrWrongRegion),
-		errors.As(err, &catErr):
+		errors.As(err, &catErr), errors.Is(err, errPinot):
 		return http.StatusBadGateway
 	}
 	return http.StatusInternalServerError

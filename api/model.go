@@ -2,17 +2,13 @@ package api
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"log/slog"
-	"net/http"
 
 	"github.com/apache/iceberg-go"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/schema"
-	"github.com/floehq/floe/watcher"
 )
 
 // pinotModel returns the Pinot schema and table config of a new table:
@@ -91,30 +87,4 @@ func ExternalTable(name, conn, namespace, source string, s *pinot.Schema, tc *pi
 	}
 	return checkpoint.Table{Name: name, Connection: conn, Namespace: namespace, Source: source,
 		TaskConfig: task, SchemaJSON: sj, TableConfigJSON: tj}, nil
-}
-
-// handleDeleteTable removes floe's registration of a table: its record,
-// checkpoint, run history and lease. Pinot is not touched: the Pinot table
-// and its segments stay. 409 while a run is in progress.
-func (s *Server) handleDeleteTable(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	st, err := s.watcher.TableState(r.Context(), name)
-	if err != nil {
-		s.writeErr(w, err)
-		return
-	}
-	if st.State == watcher.StateRunning {
-		s.writeErr(w, fmt.Errorf("delete table %s: %w (run %s); pause it and retry", name, watcher.ErrRunning, st.RunningRunID))
-		return
-	}
-	if err := s.store.DeleteTable(r.Context(), name); err != nil && !errors.Is(err, checkpoint.ErrNotFound) {
-		s.writeErr(w, fmt.Errorf("delete table %s: %w", name, err))
-		return
-	}
-	if err := s.watcher.Refresh(r.Context()); err != nil {
-		s.writeErr(w, err)
-		return
-	}
-	s.log.Info("table deleted", slog.String("table", name))
-	w.WriteHeader(http.StatusNoContent)
 }

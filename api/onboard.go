@@ -208,7 +208,7 @@ func (s *Server) handleCreateTable(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
-	v, err := s.view(r, stored)
+	v, err := s.tableView(r, stored)
 	if err != nil {
 		s.writeErr(w, err)
 		return

@@ -192,10 +192,18 @@ func TestServer_CreateTableFirstRun(t *testing.T) {
 	if run.Status != checkpoint.RunCompleted || run.Rows != int64(e.lake.rows) || run.Trigger == "" {
 		t.Fatalf("first run: %+v", run)
 	}
-	var cp checkpoint.Checkpoint
-	e.want("GET", "/api/v1/tables/orders/checkpoint", nil, http.StatusOK, &cp)
-	if cp.SnapshotID != run.SnapshotID || len(cp.Files) != e.lake.dataFiles {
-		t.Fatalf("checkpoint: snapshot %d (run %d), %d files (lake %d)", cp.SnapshotID, run.SnapshotID, len(cp.Files), e.lake.dataFiles)
+	var cp struct {
+		Summary checkpoint.CheckpointSummary
+		Files   []struct {
+			Path string
+			checkpoint.FileState
+		}
+		Total int
+	}
+	e.want("GET", "/api/v1/tables/orders/checkpoint?pageSize=1000", nil, http.StatusOK, &cp)
+	if cp.Summary.SnapshotID != run.SnapshotID || len(cp.Files) != e.lake.dataFiles || cp.Total != e.lake.dataFiles {
+		t.Fatalf("checkpoint: snapshot %d (run %d), %d files of %d (lake %d)", cp.Summary.SnapshotID, run.SnapshotID,
+			len(cp.Files), cp.Total, e.lake.dataFiles)
 	}
 	var rows int64
 	for _, f := range cp.Files {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/internal/redact"
+	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -44,6 +45,9 @@ type Options struct {
 	// Policy limits the local files and secret references connections
 	// may use; checked when a connection is stored or opened.
 	Policy catalog.Policy
+	// Pinot drops the Pinot table of a deleted external table when the
+	// DELETE asks (dropPinotTable=true); nil refuses such deletes.
+	Pinot pinot.TableDropper
 	// Redactor scrubs every error the API answers and learns the secrets
 	// of the connections it stores (nil: a private one).
 	Redactor *redact.Redactor

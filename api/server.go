@@ -29,6 +29,12 @@ type Watcher interface {
 	Resume(ctx context.Context, name string) (checkpoint.Table, error)
 	Status() []watcher.TableStatus
 	TableState(ctx context.Context, name string) (watcher.TableStatus, error)
+	// UpdateTable edits a table record compare-and-set on its revision
+	// (what pause and resume use; PATCH does too).
+	UpdateTable(ctx context.Context, name string, fn func(*checkpoint.Table) error) (checkpoint.Table, error)
+	// DeleteTable removes the table's registration; no run of it starts
+	// once it has answered (I8).
+	DeleteTable(ctx context.Context, name string) error
 	// AddTable registers a new external table (ErrConflict if it exists)
 	// and schedules its first run at once.
 	AddTable(ctx context.Context, t checkpoint.Table) error
@@ -55,6 +61,7 @@ type Server struct {
 	red     *redact.Redactor
 	tokens  tokenSet
 	calls   chan struct{} // one slot per catalog call in flight
+	tables  *tableCache
 	srv     *http.Server
 	ln      net.Listener
 }
@@ -74,7 +81,7 @@ func New(store checkpoint.Store, w Watcher, cats Catalogs, logger *slog.Logger, 
 	sc := storeCalls{s: store, timeout: o.StoreTimeout, name: o.StoreName}
 	s := &Server{store: sc, watcher: watcherCalls{w: w, c: sc}, cats: cats, log: logger, version: version,
 		started: time.Now(), opts: o, red: o.Redactor, tokens: newTokenSet(o.AdminTokens, o.ReadTokens),
-		calls: make(chan struct{}, o.MaxCatalogCalls)}
+		calls: make(chan struct{}, o.MaxCatalogCalls), tables: &tableCache{}}
 	s.srv = &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout: o.ReadTimeout, WriteTimeout: o.WriteTimeout, IdleTimeout: o.IdleTimeout,
 		MaxHeaderBytes: 64 << 10, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
@@ -130,10 +137,12 @@ func (s *Server) routes() []route {
 		{"GET /healthz", s.handleHealth, open, false},
 		{"GET /metrics", s.handleMetrics, metrics, false},
 		{"GET /api/v1/openapi.json", s.handleOpenAPI, read, false},
+		{"GET /api/v1/summary", s.handleSummary, read, false},
 		{"GET /api/v1/tables", s.handleListTables, read, false},
 		{"POST /api/v1/tables", s.handleCreateTable, admin, true},
 		{"POST /api/v1/tables/preview", s.handlePreview, admin, true},
 		{"GET /api/v1/tables/{name}", s.handleGetTable, read, false},
+		{"PATCH /api/v1/tables/{name}", s.handlePatchTable, admin, false},
 		{"DELETE /api/v1/tables/{name}", s.handleDeleteTable, admin, false},
 		{"GET /api/v1/tables/{name}/status", s.handleTableStatus, read, false},
 		{"GET /api/v1/tables/{name}/checkpoint", s.handleCheckpoint, read, false},

@@ -141,3 +141,29 @@ func (c storeCalls) health(ctx context.Context) error {
 	}
 	return err
 }
+
+func (c storeCalls) TableRevision(ctx context.Context) (int64, error) {
+	return bounded(c, ctx, 1, c.s.TableRevision)
+}
+
+func (c storeCalls) SnapshotTables(ctx context.Context) (checkpoint.TableSnapshot, error) {
+	return bounded(c, ctx, 1, c.s.SnapshotTables)
+}
+
+func (c storeCalls) TableOverviews(ctx context.Context, names []string) ([]checkpoint.TableOverview, error) {
+	return bounded(c, ctx, 1, func(ctx context.Context) ([]checkpoint.TableOverview, error) {
+		return c.s.TableOverviews(ctx, names)
+	})
+}
+
+// Status is the watcher's in-memory status of every table it knows.
+func (wc watcherCalls) Status() []watcher.TableStatus { return wc.w.Status() }
+
+func (wc watcherCalls) UpdateTable(ctx context.Context, name string, fn func(*checkpoint.Table) error) (checkpoint.Table, error) {
+	return bounded(wc.c, ctx, 1, func(ctx context.Context) (checkpoint.Table, error) { return wc.w.UpdateTable(ctx, name, fn) })
+}
+
+func (wc watcherCalls) DeleteTable(ctx context.Context, name string) error {
+	_, err := bounded(wc.c, ctx, 1, done(func(ctx context.Context) error { return wc.w.DeleteTable(ctx, name) }))
+	return err
+}

@@ -1,7 +1,7 @@
 package api
 
 import (
-	"errors"
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
@@ -10,7 +10,8 @@ import (
 	"github.com/floehq/floe/watcher"
 )
 
-// tableView is a table as the API shows it.
+// tableView is a table as the API shows it: its record, this replica's
+// scheduling status, and the overview derived from its stored records.
 type tableView struct {
 	Name       string            `json:"name"`
 	Revision   int64             `json:"revision"`
@@ -24,66 +25,102 @@ type tableView struct {
 	Checkpoint *checkpoint.CheckpointSummary `json:"checkpoint,omitempty"`
 	LastRun    *checkpoint.Run               `json:"lastRun,omitempty"`
 	CreatedAt  time.Time                     `json:"createdAt"`
+	State      string                        `json:"state"`
+	Rows       int64                         `json:"rows"`
+	Lag        *lagView                      `json:"lag,omitempty"`
+	LastError  string                        `json:"lastError,omitempty"`
+	// Schema and TableConfig are the Pinot documents of the table (GET of
+	// one table only).
+	Schema      json.RawMessage `json:"schema,omitempty"`
+	TableConfig json.RawMessage `json:"tableConfig,omitempty"`
 }
 
-func (s *Server) view(r *http.Request, t checkpoint.Table) (tableView, error) {
+// rowView is the view of a listed table; st is nil when this replica's
+// watcher does not know the table yet.
+func (s *Server) rowView(rw row, st *watcher.TableStatus) tableView {
+	t := rw.t
 	v := tableView{Name: t.Name, Revision: t.Revision, Connection: t.Connection, Source: t.Namespace + "." + t.Source,
-		TaskConfig: t.TaskConfig, FieldIDs: t.FieldIDs, CreatedAt: t.CreatedAt}
-	st, err := s.watcher.TableState(r.Context(), t.Name)
-	if err != nil {
-		return v, err
+		TaskConfig: t.TaskConfig, FieldIDs: t.FieldIDs, CreatedAt: t.CreatedAt, Checkpoint: rw.ov.Summary,
+		State: rw.o.state, Rows: rw.o.rows, Lag: rw.o.lag, LastError: s.scrub(rw.o.lastError, nil)}
+	if st != nil {
+		v.Status = *st
+		v.Status.Error = s.scrub(st.Error, nil)
+	} else {
+		v.Status = watcher.TableStatus{Table: t.Name, State: watcher.StateIdle, Revision: t.Revision}
 	}
-	st.Error = s.scrub(st.Error, nil)
-	v.Status = st
-	cp, err := s.store.GetCheckpointSummary(r.Context(), t.Name)
-	switch {
-	case err == nil:
-		v.Checkpoint = &cp
-	case !errors.Is(err, checkpoint.ErrNotFound):
-		return v, err
+	if rw.ov.LastRun != nil {
+		run := s.scrubRun(*rw.ov.LastRun)
+		v.LastRun = &run
 	}
-	runs, err := s.store.ListRuns(r.Context(), t.Name, 1)
-	if err != nil {
-		return v, err
-	}
-	if len(runs) > 0 {
-		runs[0].Error = s.scrub(runs[0].Error, nil)
-		v.LastRun = &runs[0]
-	}
-	return v, nil
+	return v
 }
 
-func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request) {
-	tables, err := s.store.ListTables(r.Context())
-	if err != nil {
-		s.writeErr(w, err)
-		return
-	}
-	out := make([]tableView, 0, len(tables))
-	for _, t := range tables {
-		v, err := s.view(r, t)
-		if err != nil {
-			s.writeErr(w, err)
-			return
+// scrubRun removes every known secret from a run's error and log (I7):
+// runs stored by older replicas, or before a secret was known, too.
+func (s *Server) scrubRun(run checkpoint.Run) checkpoint.Run {
+	run.Error = s.scrub(run.Error, nil)
+	lines := make([]checkpoint.RunLogLine, len(run.Log))
+	for i, l := range run.Log {
+		l.Msg = s.scrub(l.Msg, nil)
+		if l.Attrs != nil {
+			attrs := make(map[string]string, len(l.Attrs))
+			for k, v := range l.Attrs {
+				attrs[k] = s.scrub(v, nil)
+			}
+			l.Attrs = attrs
 		}
-		out = append(out, v)
+		lines[i] = l
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"tables": out})
+	run.Log = lines
+	if len(lines) == 0 {
+		run.Log = nil
+	}
+	return run
 }
 
+// handleGetTable answers one table with its Pinot schema and table
+// config, and its revision as the ETag (for PATCH's If-Match).
 func (s *Server) handleGetTable(w http.ResponseWriter, r *http.Request) {
 	t, err := s.store.GetTable(r.Context(), r.PathValue("name"))
 	if err != nil {
 		s.writeErr(w, err)
 		return
 	}
-	v, err := s.view(r, t)
+	v, err := s.tableView(r, t)
 	if err != nil {
 		s.writeErr(w, err)
 		return
 	}
+	w.Header().Set("ETag", etag(t.Revision))
 	writeJSON(w, http.StatusOK, v)
 }
+
+// tableView reads one table's status and overview.
+func (s *Server) tableView(r *http.Request, t checkpoint.Table) (tableView, error) {
+	st, err := s.watcher.TableState(r.Context(), t.Name)
+	if err != nil {
+		return tableView{}, err
+	}
+	rows, err := s.withOverviews(r, []row{{t: &t}}, map[string]*watcher.TableStatus{t.Name: &st}, time.Now())
+	if err != nil {
+		return tableView{}, err
+	}
+	v := s.rowView(rows[0], &st)
+	v.Schema, v.TableConfig = jsonObject(t.SchemaJSON), jsonObject(t.TableConfigJSON)
+	return v, nil
+}
+
+// jsonObject returns a stored JSON document as is, nil when empty or not
+// valid JSON (it is then left out of the answer).
+func jsonObject(raw []byte) json.RawMessage {
+	if len(raw) == 0 || !json.Valid(raw) {
+		return nil
+	}
+	return raw
+}
+
+// etag is the entity tag of a table record: its revision.
+func etag(rev int64) string { return `"` + strconv.FormatInt(rev, 10) + `"` }
 
 func (s *Server) handleTableStatus(w http.ResponseWriter, r *http.Request) {
 	st, err := s.watcher.TableState(r.Context(), r.PathValue("name"))
@@ -93,15 +130,6 @@ func (s *Server) handleTableStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	st.Error = s.scrub(st.Error, nil)
 	writeJSON(w, http.StatusOK, st)
-}
-
-func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
-	cp, err := s.store.GetCheckpoint(r.Context(), r.PathValue("name"))
-	if err != nil {
-		s.writeErr(w, err)
-		return
-	}
-	writeJSON(w, http.StatusOK, cp)
 }
 
 func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
@@ -125,7 +153,7 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	for i := range runs {
-		runs[i].Error = s.scrub(runs[i].Error, nil) // runs stored by older replicas too (I7)
+		runs[i] = s.scrubRun(runs[i]) // runs stored by older replicas too (I7)
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
 }

@@ -28,11 +28,14 @@ var (
 	bktLeases      = []byte("leases")
 	bktFences      = []byte("fences")
 	bktSegTokens   = []byte("segtokens")
+	bktObserved    = []byte("observations")
+	bktLastRuns    = []byte("lastruns")
 	keyFormat      = []byte("format")
 )
 
 func boltBuckets() [][]byte {
-	return [][]byte{bktMeta, bktConnections, bktTables, bktCheckpoints, bktFiles, bktRuns, bktLeases, bktFences, bktSegTokens}
+	return [][]byte{bktMeta, bktConnections, bktTables, bktCheckpoints, bktFiles, bktRuns, bktLeases, bktFences, bktSegTokens,
+		bktObserved, bktLastRuns}
 }
 
 // Bolt is the embedded single-node Store, one bbolt file used by one
@@ -235,7 +238,7 @@ func (b *Bolt) DeleteTable(_ context.Context, name string) error {
 	return b.tableUpdate("delete table "+quote(name), name, func(tx *bolt.Tx) error {
 		key := []byte(name)
 		existed := tx.Bucket(bktTables).Get(key) != nil
-		for _, bk := range [][]byte{bktTables, bktCheckpoints, bktLeases} {
+		for _, bk := range [][]byte{bktTables, bktCheckpoints, bktLeases, bktObserved, bktLastRuns} {
 			if err := tx.Bucket(bk).Delete(key); err != nil {
 				return err
 			}
@@ -352,12 +355,16 @@ func (b *Bolt) PutRun(_ context.Context, r Run) error {
 	if err := checkRun(r); err != nil {
 		return fmt.Errorf("put run: %w", err)
 	}
+	r = trimRunLog(r)
 	return b.update(fmt.Sprintf("put run %q of table %q", r.ID, r.Table), func(tx *bolt.Tx) error {
 		bkt, err := tx.Bucket(bktRuns).CreateBucketIfNotExists([]byte(r.Table))
 		if err != nil {
 			return err
 		}
 		if err := putJSON(bkt, r.ID, "run", runRecord{versioned{FormatCurrent}, r}); err != nil {
+			return err
+		}
+		if err := noteNewestRun(tx, bkt, r); err != nil {
 			return err
 		}
 		if bkt.Stats().KeyN <= RunHistoryLimit {

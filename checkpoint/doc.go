@@ -107,6 +107,7 @@
 //	{P}v1:lease:{t}               hash     v, owner, token, expiresAt; PEXPIRE ttl
 //	{P}v1:fence:{t}               string   integer, INCR on each new lease
 //	{P}v1:segtokens:{t}           hash     segment name → fencing token (ledger)
+//	{P}v1:observation:{t}         string   Observation JSON + "v" (the latest check)
 //	{P}v1:staging:{t}:{nonce}:del set      file paths a delta removes (TTL 1h)
 //	{P}v1:work                    stream   work items, field "item" = WorkItem JSON;
 //	                                       consumer group "floe-builders"
@@ -160,7 +161,15 @@
 // lease hash, PEXPIRE ttl). RenewLease and ReleaseLease are scripts that
 // compare owner and token first. Expired leases vanish with their key.
 // Runs: one script HSETs the run, ZADDs its order and trims the zset and
-// hash to RunHistoryLimit. DeleteTable is one script.
+// hash to RunHistoryLimit. DeleteTable is one script. A run keeps its last
+// MaxRunLogLines log lines ("log", optional within FormatV2).
+//
+// Overviews: PutObservation is a script that SETs the observation only
+// while the table record exists. TableOverviews sends, in one pipeline,
+// one small script per table (EVALSHA) that returns the checkpoint header,
+// the newest run (ZREVRANGE 0 0 of the run order, then HGET) and the
+// observation: one round trip for any number of tables, while Redis serves
+// other clients between two tables.
 //
 // Tables: every table write is one script. It computes the next revision
 // (one above both the counter and the stream's newest entry, so losing the
@@ -173,7 +182,8 @@
 // revision 0). DeleteTable of an existing table announces {"deleted":"1"}
 // in the same script that removes the table's keys. SnapshotTables reads
 // the counter, then the index and the records (C12: a write in between
-// shows with a larger revision). WatchTables XREADs the stream from
+// shows with a larger revision); TableRevision GETs the counter, so a
+// reader can tell whether a table list it holds is still current. WatchTables XREADs the stream from
 // "{n}-0" (BLOCK 1s) and, while Redis is unreachable, retries from the
 // last revision it delivered; it closes its channel when the next entry
 // is not n+1 (trimmed away) so the reader re-reads a snapshot.
@@ -190,7 +200,10 @@
 // → FileState JSON), "runs" (one sub-bucket per table: run ID → Run JSON),
 // "leases" (table → Lease JSON + "v"; expired when expiresAt ≤ now),
 // "fences" (table → 8-byte big-endian counter), "segtokens" (one sub-bucket
-// per table: segment name → 8-byte big-endian token). Each Store method is one
+// per table: segment name → 8-byte big-endian token), "observations"
+// (table → Observation JSON + "v"), "lastruns" (table → its newest run's
+// JSON, kept by PutRun so that overviews read one key per table; a file
+// written before it existed falls back to the history). Each Store method is one
 // bbolt transaction, which gives C1, C4, C5 and C7 directly; a table write
 // bumps "tablerev" in its transaction and, once committed, appends the
 // change to an in-process log of the last 256 changes that WatchTables

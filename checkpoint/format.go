@@ -106,18 +106,37 @@ func encode(what string, v any) ([]byte, error) {
 }
 
 // decode unmarshals a stored record into v and checks its version.
-// what names the record ("table orders") for the error.
+// what names the record ("table orders") for the error. A record type
+// that embeds versioned is parsed once (this is on the path of every
+// listing); anything else, or a record that does not parse, is first
+// probed for its version, so a record newer than this build is reported
+// as such rather than as a type mismatch.
 func decode(what string, data []byte, v any) error {
+	if rec, ok := v.(interface{ formatVersion() FormatVersion }); ok {
+		if err := json.Unmarshal(data, v); err == nil {
+			return checkVersion(what, rec.formatVersion())
+		}
+	}
 	var ver versioned
 	if err := json.Unmarshal(data, &ver); err != nil {
 		return fmt.Errorf("decode %s: %w", what, err)
 	}
-	if ver.V < FormatV1 || ver.V > FormatCurrent {
-		return fmt.Errorf("decode %s: format version %d not supported (this build reads 1..%d)",
-			what, ver.V, FormatCurrent)
+	if err := checkVersion(what, ver.V); err != nil {
+		return err
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		return fmt.Errorf("decode %s: %w", what, err)
+	}
+	return nil
+}
+
+// formatVersion is the version a decoded record carried.
+func (v *versioned) formatVersion() FormatVersion { return v.V }
+
+// checkVersion refuses versions this build cannot read.
+func checkVersion(what string, v FormatVersion) error {
+	if v < FormatV1 || v > FormatCurrent {
+		return fmt.Errorf("decode %s: format version %d not supported (this build reads 1..%d)", what, v, FormatCurrent)
 	}
 	return nil
 }

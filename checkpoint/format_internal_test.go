@@ -13,6 +13,7 @@ func TestDecode_Versions(t *testing.T) {
 		{"v1", `{"v":1,"name":"orders"}`, ""},
 		{"current", `{"v":2,"revision":7,"name":"orders"}`, ""},
 		{"newer", `{"v":3,"name":"orders"}`, "format version 3 not supported"},
+		{"newer, other types", `{"v":3,"name":["orders"]}`, "format version 3 not supported"},
 		{"missing v", `{"name":"orders"}`, "format version 0 not supported"},
 		{"not json", `{"v":1,`, "decode table \"orders\""},
 	}

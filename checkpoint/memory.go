@@ -22,6 +22,7 @@ type Memory struct {
 	leases  map[string]Lease
 	fences  map[string]int64
 	ledger  map[string]map[string]int64 // table → segment → token
+	obs     map[string]Observation
 	work    *memoryWork
 	closed  bool
 	nowFunc func() time.Time
@@ -43,6 +44,7 @@ func NewMemory() *Memory {
 		leases:  map[string]Lease{},
 		fences:  map[string]int64{},
 		ledger:  map[string]map[string]int64{},
+		obs:     map[string]Observation{},
 		work:    newMemoryWork(),
 		changes: newChangeLog(0),
 		nowFunc: time.Now,
@@ -187,6 +189,7 @@ func (m *Memory) DeleteTable(_ context.Context, name string) error {
 	delete(m.runs, name)
 	delete(m.leases, name)
 	delete(m.ledger, name)
+	delete(m.obs, name)
 	if !ok {
 		return fmt.Errorf("delete table %q: %w", name, ErrNotFound)
 	}
@@ -268,8 +271,7 @@ func (m *Memory) PutRun(_ context.Context, r Run) error {
 		runs = map[string]Run{}
 		m.runs[r.Table] = runs
 	}
-	r.Builders = maps.Clone(r.Builders)
-	runs[r.ID] = r
+	runs[r.ID] = trimRunLog(cloneRun(r))
 	if len(runs) > RunHistoryLimit {
 		for _, old := range sortRuns(runs)[RunHistoryLimit:] {
 			delete(runs, old.ID)
@@ -295,6 +297,9 @@ func (m *Memory) ListRuns(_ context.Context, table string, limit int) ([]Run, er
 	if n := runLimit(limit); len(out) > n {
 		out = out[:n]
 	}
+	for i := range out {
+		out[i] = cloneRun(out[i])
+	}
 	return out, nil
 }
 
@@ -309,7 +314,7 @@ func (m *Memory) GetRun(_ context.Context, table, id string) (Run, error) {
 	if !ok {
 		return Run{}, fmt.Errorf("get run %q of table %q: %w", id, table, ErrNotFound)
 	}
-	return r, nil
+	return cloneRun(r), nil
 }
 
 // AcquireLease takes or extends the table's lease for owner.

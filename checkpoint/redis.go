@@ -35,7 +35,9 @@ type Redis struct {
 	scripts redisScripts
 	addr    string
 
-	tableScripts redisTableScripts
+	tableScripts    redisTableScripts
+	overviewScripts redisOverviewScripts
+	overviews       *overviewCache
 }
 
 var _ Store = (*Redis)(nil)
@@ -71,7 +73,7 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 		return nil, fmt.Errorf("open redis at %s (db %d): ping: %s", ro.Addr, ro.DB, oneLine(err))
 	}
 	return &Redis{client: client, keys: redisKeys{prefix: opts.Prefix}, scripts: newRedisScripts(), addr: ro.Addr,
-		tableScripts: newRedisTableScripts()}, nil
+		tableScripts: newRedisTableScripts(), overviewScripts: newRedisOverviewScripts(), overviews: &overviewCache{}}, nil
 }
 
 // parseRedisURL validates and parses raw without ever echoing it (it may
@@ -305,9 +307,10 @@ func (r *Redis) DeleteTable(ctx context.Context, name string) error {
 	keys := []string{
 		r.keys.table(name), r.keys.tables(),
 		r.keys.checkpoint(name), r.keys.files(name), r.keys.runs(name), r.keys.runOrder(name), r.keys.lease(name),
-		r.keys.segTokens(name),
+		r.keys.segTokens(name), r.keys.observation(name),
 	}
 	n, err := r.deleteTable(ctx, name, keys)
+	r.overviews.forget(name)
 	if err != nil {
 		return redisErr(op, err)
 	}

@@ -142,6 +142,7 @@ func (r *Redis) PutRun(ctx context.Context, run Run) error {
 	if err := checkRun(run); err != nil {
 		return fmt.Errorf("put run: %w", err)
 	}
+	run = trimRunLog(run)
 	op := fmt.Sprintf("put run %q of table %q", run.ID, run.Table)
 	raw, err := encode("run", runRecord{versioned{FormatCurrent}, run})
 	if err != nil {

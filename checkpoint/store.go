@@ -52,6 +52,10 @@ type Store interface {
 	// SnapshotTables returns every table with the store revision the list
 	// reflects: each table write up to Revision is in it.
 	SnapshotTables(ctx context.Context) (TableSnapshot, error)
+	// TableRevision returns the store's table revision, the last one a
+	// table write took (0 before any): a reader holding a snapshot of that
+	// revision holds every table as stored (caches of the table list).
+	TableRevision(ctx context.Context) (int64, error)
 	// WatchTables delivers every table change with a revision above after,
 	// in revision order (see TableChange for when the channel closes).
 	WatchTables(ctx context.Context, after int64) (<-chan TableChange, error)
@@ -97,6 +101,17 @@ type Store interface {
 	GetLease(ctx context.Context, table string) (Lease, error)
 	// ListLeases returns every unexpired lease, sorted by table.
 	ListLeases(ctx context.Context) ([]Lease, error)
+
+	// Observations and overviews (overview.go). PutObservation records
+	// what the latest check of the table's source saw (ErrNotFound when
+	// the table does not exist); DeleteTable removes it.
+	PutObservation(ctx context.Context, table string, o Observation) error
+	// TableOverviews returns, for each name in order, the table's
+	// checkpoint summary, newest run and observation (nil when absent; a
+	// name without a table gets an overview with all three nil). One read
+	// whatever the number of names: Redis one pipeline, Bolt one
+	// transaction.
+	TableOverviews(ctx context.Context, names []string) ([]TableOverview, error)
 
 	Close() error
 }
@@ -283,6 +298,8 @@ type Run struct {
 	// bindings only) and every change found. A change floe cannot apply
 	// fails the run, and Error says what the operator can do.
 	SchemaChange string `json:"schemaChange,omitempty"`
+	// Log holds the run's own log lines (at most MaxRunLogLines, scrubbed); see RunLogLine.
+	Log []RunLogLine `json:"log,omitempty"`
 }
 
 // Lease is a table's run lease. Token is the fencing token.

@@ -37,7 +37,7 @@ type Table struct {
 	LastRun    *Run               `json:"lastRun,omitempty"`
 	CreatedAt  time.Time          `json:"createdAt"`
 	// State, Rows, Lag and LastError come from a floe that computes the
-	// overview (issue 11); Overview, RowCount and ErrorLine fall back on
+	// overview (newer floe); Overview, RowCount and ErrorLine fall back on
 	// the other fields when they are absent.
 	State     string `json:"state,omitempty"`
 	Rows      int64  `json:"rows,omitempty"`

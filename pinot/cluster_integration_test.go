@@ -140,6 +140,7 @@ func TestController_AgainstCluster(t *testing.T) {
 	t.Run("tar push and lineage replace", func(t *testing.T) { testTarPushAndReplace(t, ctl, b) })
 	t.Run("revert", func(t *testing.T) { testRevert(t, ctl, b) })
 	t.Run("metadata push from S3", func(t *testing.T) { testMetadataPush(t, c, moto, b) })
+	t.Run("drop table", func(t *testing.T) { testDropTable(t, ctl, b, c.ControllerURL) })
 }
 
 // Segments floe wrote are served after a tar push, and an atomic replace

@@ -101,6 +101,10 @@ func fullRun(table, id string, started time.Time) checkpoint.Run {
 		Error:             "file s3://x.parquet: bad column",
 		Owner:             "replica-1",
 		SchemaChange:      `add-columns: column "note" added (field id 9)`,
+		Log: []checkpoint.RunLogLine{
+			{At: started.Add(5), Level: "INFO", Msg: "plan", Attrs: map[string]string{"files": "7"}},
+			{At: started.Add(time.Second), Level: "ERROR", Msg: "convert file", Attrs: map[string]string{"file": "s3://x.parquet"}},
+		},
 	}
 }
 

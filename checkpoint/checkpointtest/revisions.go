@@ -164,6 +164,9 @@ func containsAll(s string, subs ...string) bool {
 // and the list reflects every write up to it.
 func testTableSnapshot(t *testing.T, s checkpoint.Store) {
 	ctx := ctxT(t)
+	if rev, err := s.TableRevision(ctx); err != nil || rev != 0 {
+		t.Fatalf("TableRevision of an empty store = %d (%v), want 0", rev, err)
+	}
 	empty, err := s.SnapshotTables(ctx)
 	must(t, "SnapshotTables(empty)", err)
 	if len(empty.Tables) != 0 {
@@ -187,6 +190,16 @@ func testTableSnapshot(t *testing.T, s checkpoint.Store) {
 	must(t, "SnapshotTables after no-op delete", err)
 	if again.Revision != snap.Revision {
 		t.Fatalf("deleting a missing table moved the revision from %d to %d", snap.Revision, again.Revision)
+	}
+	rev, err := s.TableRevision(ctx)
+	must(t, "TableRevision", err)
+	if rev != snap.Revision {
+		t.Fatalf("TableRevision = %d, want the snapshot's %d", rev, snap.Revision)
+	}
+	upd, err := s.UpdateTable(ctx, snap.Tables[0])
+	must(t, "UpdateTable", err)
+	if rev, err = s.TableRevision(ctx); err != nil || rev != upd.Revision {
+		t.Fatalf("TableRevision after an update = %d (%v), want the update's %d", rev, err, upd.Revision)
 	}
 }
 

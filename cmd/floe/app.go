@@ -29,6 +29,7 @@ type app struct {
 	store   checkpoint.Store
 	loader  *catalogLoader
 	watcher *watcher.Watcher
+	dropper pinot.TableDropper // the sink, for DELETE ?dropPinotTable=true
 }
 
 // configFlag registers -config (default $FLOE_CONFIG).
@@ -127,7 +128,8 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 		Store: store, Loader: loader, Builder: watcher.IcebergBuilder{}, Uploader: up, Logger: logger,
 		Work: workQueue(cfg.Watcher, store), Scrub: red.Scrub,
 	}, watcherOptions(cfg.Watcher))
-	return &app{cfg: cfg, log: logger, red: red, store: store, loader: loader, watcher: w}, nil
+	dropper, _ := up.(pinot.TableDropper)
+	return &app{cfg: cfg, log: logger, red: red, store: store, loader: loader, watcher: w, dropper: dropper}, nil
 }
 
 // watcherOptions maps the watcher's configuration onto its options.

@@ -279,7 +279,7 @@ func TestServe_RegistrationsAllGetTheirFirstRun(t *testing.T) {
 				Checkpoint *checkpoint.CheckpointSummary
 			}
 		}
-		if code, _, err := c.call(0, "GET", "/api/v1/tables", nil, &out); err != nil || code != http.StatusOK {
+		if code, _, err := c.call(0, "GET", "/api/v1/tables?pageSize=1000", nil, &out); err != nil || code != http.StatusOK {
 			return false
 		}
 		missing = missing[:0]

@@ -201,10 +201,13 @@ func currentSnapshot(ctx context.Context, lk *lake.Lake) (int64, error) {
 func waitSnapshot(ctx context.Context, addr string, want int64, timeout time.Duration) error {
 	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		var cp struct {
-			SnapshotID int64           `json:"snapshotId"`
-			Backfill   json.RawMessage `json:"backfill"`
+			Summary struct {
+				SnapshotID int64           `json:"snapshotId"`
+				Backfill   json.RawMessage `json:"backfill"`
+			} `json:"summary"`
 		}
-		if getJSON(addr, "/api/v1/tables/events/checkpoint", &cp) == nil && cp.SnapshotID == want && len(cp.Backfill) == 0 {
+		if getJSON(addr, "/api/v1/tables/events/checkpoint?pageSize=1", &cp) == nil && cp.Summary.SnapshotID == want &&
+			len(cp.Summary.Backfill) == 0 {
 			return nil
 		}
 		if ctx.Err() != nil {
