@@ -72,6 +72,7 @@ func (r *runner) execute(ctx context.Context) error {
 		return fmt.Errorf("read checkpoint: %w", err)
 	}
 	r.run.FromSnapshotID = sum.SnapshotID
+	r.observe(ctx, src.Table.Metadata(), sum.SnapshotID)
 	uuid := src.Table.Metadata().TableUUID().String()
 	if sum.Backfill == nil && sum.MetadataLocation != "" && sum.MetadataLocation == src.MetadataLocation && sum.TableUUID == uuid {
 		r.run.SnapshotID = sum.SnapshotID
@@ -121,6 +122,7 @@ func (r *runner) execute(ctx context.Context) error {
 	}
 	if err == nil {
 		r.w.checkpoints.put(r.table.Name, r.cp)
+		r.observe(ctx, src.Table.Metadata(), r.cp.SnapshotID)
 	}
 	return err
 }
