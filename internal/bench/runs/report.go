@@ -1,14 +1,14 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/floehq/floe/internal/bench/report"
 )
 
 const (
@@ -58,22 +58,7 @@ func unitsByReplica(built map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// updateReport replaces the generated block of the report, or appends a
-// "Large tables" section holding it.
+// updateReport rewrites the benchmark's block of the report.
 func updateReport(path, block string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("read report: %w", err)
-	}
-	s := string(old)
-	i, j := strings.Index(s, reportBegin), strings.Index(s, reportEnd)
-	if i >= 0 && j > i {
-		s = s[:i] + block + s[j+len(reportEnd)+1:]
-	} else {
-		s = strings.TrimRight(s, "\n") + "\n\n## Large tables\n\n" + reportIntro + "\n\n" + block
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
+	return report.Update(path, report.Block{Begin: reportBegin, End: reportEnd, Section: "## Large tables\n\n" + reportIntro}, block)
 }

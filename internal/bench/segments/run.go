@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/floehq/floe/internal/bench/report"
 	"github.com/floehq/floe/internal/pinottest"
 )
 
@@ -338,25 +338,7 @@ func trimProfile(p string) string {
 	return strings.Join(keep, "\n")
 }
 
-// updateReport replaces the generated block of the report, or appends a
-// "Segment conversion" section holding it.
+// updateReport rewrites the benchmark's block of the report.
 func updateReport(path, block string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("run: %w", err)
-	}
-	s := string(old)
-	i, j := strings.Index(s, reportBegin), strings.Index(s, reportEnd)
-	if i >= 0 && j > i {
-		s = s[:i] + block + strings.TrimPrefix(s[j+len(reportEnd):], "\n")
-	} else {
-		if s == "" {
-			s = "# Benchmarks\n"
-		}
-		s += "\n## Segment conversion\n\nRun with `make bench-segments` (scripts/bench-segments.sh).\n\n" + block
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		return fmt.Errorf("run: %w", err)
-	}
-	return nil
+	return report.Update(path, report.Block{Begin: reportBegin, End: reportEnd, Section: "## Segment conversion\n\nRun with `make bench-segments` (scripts/bench-segments.sh)."}, block)
 }

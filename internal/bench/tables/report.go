@@ -1,12 +1,12 @@
 package main
 
 import (
-	"errors"
 	"fmt"
-	"os"
 	"runtime"
 	"strings"
 	"time"
+
+	"github.com/floehq/floe/internal/bench/report"
 )
 
 const (
@@ -46,24 +46,9 @@ func renderReport(o options, r results) string {
 	return b.String()
 }
 
-// updateReport replaces the generated block of the report, or appends a
-// "Table overview API" section holding it.
+// updateReport rewrites the benchmark's block of the report.
 func updateReport(path, block string) error {
-	old, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("read report: %w", err)
-	}
-	s := string(old)
-	i, j := strings.Index(s, reportBegin), strings.Index(s, reportEnd)
-	if i >= 0 && j > i {
-		s = s[:i] + block + s[j+len(reportEnd)+1:]
-	} else {
-		s = strings.TrimRight(s, "\n") + "\n\n## Table overview API\n\n" + sectionIntro + block
-	}
-	if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
-		return fmt.Errorf("write report: %w", err)
-	}
-	return nil
+	return report.Update(path, report.Block{Begin: reportBegin, End: reportEnd, Section: "## Table overview API\n\n" + strings.TrimRight(sectionIntro, "\n")}, block)
 }
 
 const sectionIntro = "`make bench-tables` (scripts/bench-tables.sh → `internal/bench/tables`) starts a `redis-server`, registers the " +
