@@ -13,7 +13,7 @@ out=$(go test -tags integration -run '^$' -bench '^BenchmarkServe_Freshness$' -b
 }
 echo "$out" | grep -E 'commit: |^BenchmarkServe_Freshness|^(ok|FAIL)'
 rows=$(echo "$out" | sed -n 's/.*commit: //p')
-summary=$(echo "$out" | awk '/^BenchmarkServe_Freshness/ {
+summary=$(echo "$out" | awk '/^BenchmarkServe_Freshness.* commits/ {
 	for (i = 3; i < NF; i += 2) m[$(i+1)] = $i
 	printf "| %d | %.1f | %.1f | %.2f | %.2f | %d |\n", m["commits"], m["fresh-p50-s"], m["fresh-p95-s"], m["run-p50-s"], m["run-p95-s"], m["queries"] }')
 [[ -n $rows && -n $summary ]] || { echo "bench-freshness: no result lines" >&2; exit 1; }
