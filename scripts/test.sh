@@ -16,16 +16,16 @@ echo "== go test -race -tags integration ./..."
 # -p 2: the machine has two cores; integration suites start JVMs and servers.
 mkdir -p .cache
 # Browser tests save their screenshots here (a failing test logs its paths).
-if [ -z "${FLOE_TEST_ARTIFACTS:-}" ]; then
+if [ -z "${TEST_ARTIFACTS_DIR:-}" ]; then
 	rm -rf .cache/artifacts
-	export FLOE_TEST_ARTIFACTS="$PWD/.cache/artifacts"
+	export TEST_ARTIFACTS_DIR="$PWD/.cache/artifacts"
 fi
 # The 1.1M-row segment test checks values in one goroutine: it runs in a
 # second pass without the race detector, which would only triple its time.
 big='^TestPinotReadsBigSegment$'
 if ! go test -race -tags integration -p 2 -timeout 30m -count=1 -skip "$big" ./... 2>&1 | tee .cache/test.log; then
 	echo "== screenshots of failed browser tests:"
-	find "$FLOE_TEST_ARTIFACTS" -name '*-failed.png' 2>/dev/null | sort
+	find "$TEST_ARTIFACTS_DIR" -name '*-failed.png' 2>/dev/null | sort
 	exit 1
 fi
 echo "== go test -tags integration -run '$big' ./segments/"

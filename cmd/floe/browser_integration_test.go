@@ -23,11 +23,11 @@ import (
 // timing assertion: the page answers in well under a second).
 const browserWait = 30 * time.Second
 
-// artifactDir is where a test's screenshots go: $FLOE_TEST_ARTIFACTS/<test>
+// artifactDir is where a test's screenshots go: $TEST_ARTIFACTS_DIR/<test>
 // (CI keeps that directory), else the test's temporary directory.
 func artifactDir(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("FLOE_TEST_ARTIFACTS")
+	base := os.Getenv("TEST_ARTIFACTS_DIR")
 	if base == "" {
 		return t.TempDir()
 	}

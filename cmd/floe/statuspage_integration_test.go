@@ -22,7 +22,7 @@ import (
 // The status page in a real browser (Chromium through chromedp), against
 // a demo floe that asks for tokens and appends a snapshot every 2s: one
 // browser for every subtest, each subtest in its own tab. Screenshots go to
-// $FLOE_TEST_ARTIFACTS (see artifactDir).
+// $TEST_ARTIFACTS_DIR (see artifactDir).
 func TestStatusPage(t *testing.T) {
 	addr, dir := startDemoWith(t, 2*time.Second, func(c *config.Config) {
 		c.Server.AdminTokens = []string{testAdminToken}
