@@ -88,6 +88,7 @@ func (r *runner) buildLocal(ctx context.Context, t target, units []plan.Unit, up
 // run. A lease problem always fails the run.
 func (r *runner) unitFailed(ctx context.Context, out *batchOutcome, u plan.Unit, err error) error {
 	ferr := unitError(r.table.Name, u, err)
+	r.unitFailedMetric(ctx, u, err)
 	if !ContinueOnFileError(r.table.TaskConfig) || ctx.Err() != nil || errors.Is(err, ErrLeaseExpiring) {
 		return ferr
 	}

@@ -122,9 +122,10 @@ func (w *Watcher) RunOnce(ctx context.Context, name, trigger string, progress Pr
 }
 
 // runTable takes the lease, executes the run and records it.
-func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger string, progress Progress) checkpoint.Run {
-	run := checkpoint.Run{ID: id, Table: t.Name, Trigger: trigger, Status: checkpoint.RunRunning,
+func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger string, progress Progress) (run checkpoint.Run) {
+	run = checkpoint.Run{ID: id, Table: t.Name, Trigger: trigger, Status: checkpoint.RunRunning,
 		StartedAt: w.clock.Now().UTC(), Owner: w.opts.Owner}
+	defer w.runEnded(w.runBegan(t.Name, id), &run)
 	sent := time.Now()
 	lease, err := w.deps.Store.AcquireLease(ctx, t.Name, w.opts.Owner, w.opts.LeaseTTL)
 	if err != nil {
@@ -210,5 +211,6 @@ func (w *Watcher) noteChecked(name string, run checkpoint.Run) {
 // record writes a run record, or keeps it until the store answers.
 func (w *Watcher) record(ctx context.Context, run checkpoint.Run) {
 	run.Error = w.deps.scrub(run.Error)
+	run.Log = w.logOf(run)
 	w.runLog.record(ctx, run)
 }

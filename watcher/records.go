@@ -141,5 +141,6 @@ func (w *Watcher) abandonRuns(ctx context.Context, table, keep, reason string, m
 		run.Status, run.FinishedAt = checkpoint.RunAbandoned, now
 		run.Error = fmt.Sprintf("%s (replica %s)", reason, run.Owner)
 		w.record(ctx, run)
+		w.noteAbandoned(table, keep)
 	}
 }

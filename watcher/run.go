@@ -96,6 +96,7 @@ func (r *runner) execute(ctx context.Context) error {
 	}
 	r.run.SnapshotID = p.SnapshotID
 	r.run.FilesDiscovered = p.LiveFiles
+	r.planned(p)
 	schema, tc, err := r.pinotModel()
 	if err != nil {
 		return err
@@ -154,6 +155,7 @@ func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSu
 // phase logs the step the run enters (debug level): plan, build, push,
 // swap, commit. Crash tests read it to know where a run was killed.
 func (r *runner) phase(name string) {
+	r.w.enterPhase(r.run.ID, name)
 	r.w.log.Debug("run phase", slog.String(attrTable, r.table.Name), slog.String(attrRun, r.run.ID), slog.String("phase", name))
 }
 

@@ -58,6 +58,7 @@ func (r *runner) appendBatches(ctx context.Context, t target) error {
 // account adds a batch's outcome to the run record and returns the errors
 // of the units that failed under continueOnFileError.
 func (r *runner) account(out batchOutcome) []error {
+	r.converted(out)
 	for _, bu := range out.built {
 		r.run.SegmentsGenerated += len(bu.segments)
 		r.run.Bytes += unitBytes(bu.unit)

@@ -147,6 +147,7 @@ func (w *Watcher) dropLocked(name string, rev int64) {
 // forgetLocked removes a deleted table from the schedule; a run of it in
 // flight keeps its state until it ends (tableState.gone).
 func (w *Watcher) forgetLocked(name string, st *tableState) {
+	w.metrics.ForgetTable(name)
 	if !st.running {
 		delete(w.tables, name)
 		return

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
@@ -69,6 +70,7 @@ func (w *Watcher) uploadUnit(ctx context.Context, job unitJob, segs []pinot.Segm
 	}
 	w.log.Debug("run phase", slog.String(attrTable, job.req.Table.Name), slog.String("unit", job.req.Unit.Key),
 		slog.String("phase", "push"))
+	defer w.pushed(job.req.Table.Name, time.Now())
 	for _, s := range segs {
 		if job.served[s.Name] {
 			continue

@@ -58,6 +58,8 @@ type Deps struct {
 	Work checkpoint.WorkQueue
 	// Scrub removes secrets from run errors before they are stored (nil: none).
 	Scrub func(string) string
+	// Metrics hears of runs, phases, files and lag (nil: nothing reported).
+	Metrics Metrics
 }
 
 // TimerClock is a Clock that also makes timers. When Deps.Clock is one,
@@ -94,6 +96,8 @@ type Watcher struct {
 	progMu      sync.Mutex
 	progress    map[string]*RunProgress
 	builders    builderPool
+	metrics     Metrics     // never nil (metrics.go)
+	runs        *runTracker // runs in flight: phase times, run logs (runlog.go)
 }
 
 // tableState is the watcher's view of one table.
@@ -140,8 +144,13 @@ func New(deps Deps, opts Options) *Watcher {
 		opts.WorkDir = os.TempDir()
 	}
 	opts = withRunDefaults(opts)
+	if deps.Metrics == nil {
+		deps.Metrics = noMetrics{}
+	}
+	runs := newRunTracker(deps.Scrub)
 	return &Watcher{
-		deps: deps, opts: opts, clock: deps.Clock, log: deps.Logger,
+		deps: deps, opts: opts, clock: deps.Clock, log: slog.New(runs.handler(deps.Logger.Handler())),
+		metrics: deps.Metrics, runs: runs,
 		tables:      map[string]*tableState{},
 		slots:       make(chan struct{}, opts.MaxConcurrentRuns),
 		wake:        make(chan struct{}, 1),

@@ -1,6 +1,7 @@
 package watcher_test
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -125,6 +126,7 @@ type fakeBuilder struct {
 	mu    sync.Mutex
 	built []string
 	fail  map[string]bool // file base names that fail
+	err   string          // their error ("" = corrupt parquet footer)
 }
 
 func (b *fakeBuilder) Build(_ context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
@@ -133,7 +135,7 @@ func (b *fakeBuilder) Build(_ context.Context, req watcher.BuildRequest) (watche
 	res := watcher.BuildResult{FileRows: map[string]int64{}}
 	for _, f := range req.Unit.Files {
 		if b.fail[filepath.Base(f.Path)] {
-			return watcher.BuildResult{}, errors.New("corrupt parquet footer")
+			return watcher.BuildResult{}, errors.New(cmp.Or(b.err, "corrupt parquet footer"))
 		}
 	}
 	for _, f := range req.Unit.Files {
