@@ -45,6 +45,7 @@ type Bolt struct {
 	path string
 
 	tables boltTables // table revisions and their announcement
+	obs    Observer   // nil: none (observe.go)
 }
 
 var _ Store = (*Bolt)(nil)
@@ -100,14 +101,20 @@ func (b *Bolt) Close() error {
 }
 
 func (b *Bolt) view(op string, fn func(*bolt.Tx) error) error {
-	if err := b.db.View(fn); err != nil {
+	start := time.Now()
+	err := b.db.View(fn)
+	b.observe(op, start, err)
+	if err != nil {
 		return wrapBolt(op, err)
 	}
 	return nil
 }
 
 func (b *Bolt) update(op string, fn func(*bolt.Tx) error) error {
-	if err := b.db.Update(fn); err != nil {
+	start := time.Now()
+	err := b.db.Update(fn)
+	b.observe(op, start, err)
+	if err != nil {
 		return wrapBolt(op, err)
 	}
 	return nil

@@ -28,6 +28,8 @@ type Controller struct {
 	// DeepStore, when set, makes Upload store the tarball there and send
 	// the controller a metadata push; nil means tar push.
 	DeepStore DeepStore
+	// Observer, when set, hears of every request attempt (observe.go).
+	Observer CallObserver
 }
 
 var _ Uploader = (*Controller)(nil)
@@ -64,9 +66,9 @@ func (c *Controller) url(path string, q url.Values) string {
 	return u.String()
 }
 
-// send makes one attempt of r and decodes a JSON answer into out (when
+// sendOnce makes one attempt of r and decodes a JSON answer into out (when
 // non-nil).
-func (c *Controller) send(ctx context.Context, r request, out any) error {
+func (c *Controller) sendOnce(ctx context.Context, r request, out any) error {
 	var body io.ReadCloser
 	var contentType string
 	if r.body != nil {
