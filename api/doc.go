@@ -1,7 +1,7 @@
 // Package api is floe's HTTP surface: a JSON API under /api/v1 (tables,
 // status, checkpoint, run history, trigger, pause, resume, connections,
 // onboarding), the browser status page at /, /healthz, /metrics
-// (Prometheus text), /debug/pprof and the OpenAPI document at
+// (Prometheus, from Options.Metrics; a scrape reads no store), /debug/pprof and the OpenAPI document at
 // /api/v1/openapi.json (openapi.json, kept in step with the routes by a
 // test).
 //

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"net/http"
 	"time"
 
 	"github.com/floehq/floe/catalog"
@@ -18,6 +19,10 @@ type Options struct {
 	AdminTokens, ReadTokens []string
 	// ProtectMetrics makes /metrics ask for a token (when tokens are set).
 	ProtectMetrics bool
+	// Metrics serves /metrics (a metrics.Registry's Handler); nil: a
+	// registry of the server's own with floe_up, floe_tables and the Go
+	// runtime.
+	Metrics http.Handler
 	// Insecure lets Open serve a non-loopback address without any token.
 	Insecure bool
 	// AllowedOrigins are origins (scheme://host[:port]) besides the

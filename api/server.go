@@ -78,6 +78,9 @@ func New(store checkpoint.Store, w Watcher, cats Catalogs, logger *slog.Logger, 
 		o = opts[0]
 	}
 	o = o.withDefaults()
+	if o.Metrics == nil {
+		o.Metrics = defaultMetrics(w)
+	}
 	sc := storeCalls{s: store, timeout: o.StoreTimeout, name: o.StoreName}
 	s := &Server{store: sc, watcher: watcherCalls{w: w, c: sc}, cats: cats, log: logger, version: version,
 		started: time.Now(), opts: o, red: o.Redactor, tokens: newTokenSet(o.AdminTokens, o.ReadTokens),

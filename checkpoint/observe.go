@@ -95,6 +95,12 @@ func callError(err error) error {
 	return err
 }
 
+// Observe makes the store report every command and pipeline to o. Call it
+// before the store is used.
+func (r *Redis) Observe(o Observer) {
+	r.client.AddHook(newRedisHook(o, r.scripts, r.tableScripts))
+}
+
 // Observe makes the store report every transaction to o. Call it before
 // the store is used.
 func (b *Bolt) Observe(o Observer) { b.obs = o }

@@ -16,14 +16,15 @@ import (
 func TestRedis_Observe(t *testing.T) {
 	url := testpeer.StartRedis(t)
 	rec := &opRecorder{}
-	s, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: url, Prefix: "floeobs:", Observer: rec})
+	s, err := checkpoint.NewRedis(context.Background(), checkpoint.RedisOptions{URL: url, Prefix: "floeobs:"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	s.Observe(rec)
 	exercise(t, s)
 	ops := rec.seen()
-	for _, want := range []string{"ping", "script acquire", "script commit", "script tableWrite"} {
+	for _, want := range []string{"pipeline", "script acquire", "script commit", "script tableWrite"} {
 		if !slices.Contains(ops, want) {
 			t.Errorf("no %q in %q", want, ops)
 		}

@@ -24,8 +24,6 @@ type RedisOptions struct {
 	Prefix string
 	// DialTimeout bounds connecting and the opening Ping (default 5s).
 	DialTimeout time.Duration
-	// Observer, when set, hears of every command and pipeline (observe.go).
-	Observer Observer
 }
 
 // Redis is the Store shared by several floe replicas through one Redis
@@ -68,9 +66,6 @@ func NewRedis(ctx context.Context, opts RedisOptions) (*Redis, error) {
 	ro.PoolTimeout = 4 * time.Second
 	ro.DialerRetries = 2 // a server that refuses connections is reported at once
 	client := redis.NewClient(ro)
-	if opts.Observer != nil {
-		client.AddHook(newRedisHook(opts.Observer, newRedisScripts(), newRedisTableScripts()))
-	}
 	ctx, cancel := context.WithTimeout(ctx, 2*opts.DialTimeout)
 	defer cancel()
 	if err := client.Ping(ctx).Err(); err != nil {

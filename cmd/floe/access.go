@@ -58,7 +58,7 @@ func (a *app) apiOptions() api.Options {
 		ReadTimeout: s.ReadTimeout, WriteTimeout: s.WriteTimeout, IdleTimeout: s.IdleTimeout,
 		MaxBodyBytes: s.MaxBodyBytes, MaxCatalogCalls: s.MaxCatalogCalls, StoreTimeout: s.StoreTimeout,
 		StoreName: storeName(a.cfg.Store), MinScheduleInterval: a.cfg.Watcher.MinScheduleInterval,
-		Policy: a.cfg.Security.Policy(), Redactor: a.red, Pinot: a.dropper,
+		Policy: a.cfg.Security.Policy(), Redactor: a.red, Pinot: a.dropper, Metrics: a.metrics.Handler(),
 	}
 }
 

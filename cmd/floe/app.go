@@ -16,6 +16,7 @@ import (
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
 	"github.com/floehq/floe/internal/redact"
+	"github.com/floehq/floe/metrics"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
@@ -30,6 +31,7 @@ type app struct {
 	loader  *catalogLoader
 	watcher *watcher.Watcher
 	dropper pinot.TableDropper // the sink, for DELETE ?dropPinotTable=true
+	metrics *metrics.Registry  // served at /metrics
 }
 
 // configFlag registers -config (default $FLOE_CONFIG).
@@ -110,10 +112,17 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 	if err != nil {
 		return nil, err
 	}
+	reg := metrics.New()
+	if s, ok := store.(interface{ Observe(checkpoint.Observer) }); ok {
+		s.Observe(reg)
+	}
 	up, err := newUploader(ctx, cfg.Pinot)
 	if err != nil {
 		store.Close()
 		return nil, err
+	}
+	if c, ok := up.(*pinot.Controller); ok {
+		c.Observer = reg
 	}
 	if err := seedConnections(ctx, store, cfg.Connections); err != nil {
 		store.Close()
@@ -126,10 +135,12 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 	loader := newCatalogLoader(store, logger, cfg.Security.Policy(), red)
 	w := watcher.New(watcher.Deps{
 		Store: store, Loader: loader, Builder: watcher.IcebergBuilder{}, Uploader: up, Logger: logger,
-		Work: workQueue(cfg.Watcher, store), Scrub: red.Scrub,
+		Work: workQueue(cfg.Watcher, store), Scrub: red.Scrub, Metrics: reg,
 	}, watcherOptions(cfg.Watcher))
 	dropper, _ := up.(pinot.TableDropper)
-	return &app{cfg: cfg, log: logger, red: red, store: store, loader: loader, watcher: w, dropper: dropper}, nil
+	reg.CountTables(w.TableCount)
+	return &app{cfg: cfg, log: logger, red: red, store: store, loader: loader, watcher: w, dropper: dropper,
+		metrics: reg}, nil
 }
 
 // watcherOptions maps the watcher's configuration onto its options.
