@@ -74,8 +74,12 @@ bench-freshness: ## commit → queryable on a real floe serve, Redis and Pinot c
 bench-tables: ## table overview API at 1,000 tables on real Redis: page, summary, before/after (writes docs/benchmarks.md)
 	bash scripts/bench-tables.sh
 
+.PHONY: bench-metrics
+bench-metrics: ## GET /metrics with 1,000 tables on Redis (writes docs/benchmarks.md)
+	bash scripts/bench-metrics.sh
+
 .PHONY: bench
-bench: bench-segments bench-store bench-control bench-plan bench-runs bench-swap bench-freshness bench-tables ## every benchmark
+bench: bench-segments bench-store bench-control bench-plan bench-runs bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image
