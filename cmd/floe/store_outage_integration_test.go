@@ -57,13 +57,18 @@ func TestServe_StoreOutage(t *testing.T) {
 		began := time.Now()
 		ph.begin(rs)
 		for _, path := range []string{"/healthz", "/api/v1/tables", "/api/v1/tables/" + demoTable,
-			"/api/v1/tables/" + demoTable + "/runs", "/api/v1/connections", "/metrics"} {
+			"/api/v1/tables/" + demoTable + "/runs", "/api/v1/connections"} {
 			code, h, body, took := get(path)
 			if code != http.StatusServiceUnavailable || h.Get("Retry-After") == "" || !strings.Contains(body, rs.Addr) {
 				t.Errorf("%s, GET %s: %d (Retry-After %q) %s; want 503 naming redis at %s", ph.name, path, code,
 					h.Get("Retry-After"), body, rs.Addr)
 			}
 			t.Logf("%s: GET %s answered %d in %s", ph.name, path, code, took.Round(time.Millisecond))
+		}
+		// /metrics reads no store (metrics M1): it answers, and counts the store's failed calls.
+		if code, _, body, _ := get("/metrics"); code != http.StatusOK || !strings.Contains(body, "\nfloe_up 1\n") ||
+			!strings.Contains(body, "floe_store_errors_total{") {
+			t.Errorf("%s, GET /metrics: %d, want 200 with floe_up and the store's errors:\n%s", ph.name, code, body)
 		}
 		if code, _, body := e.doTimeout(outageClientTimeout, "POST", "/api/v1/tables/"+demoTable+"/pause", nil, ""); code != http.StatusServiceUnavailable {
 			t.Errorf("%s, pause: %d %s", ph.name, code, body)
