@@ -25,4 +25,9 @@
 //     at once (schedule_apply.go); announced changes reach every replica
 //     as they happen, the periodic refresh catching anything missed
 //     (schedule_watch.go).
+//
+// Observability: the watcher reports runs, phases, files, takeovers and lag
+// through Metrics (metrics.go; an interface it owns, metrics.Registry
+// implements it), and keeps each run's own log lines, INFO and above and
+// scrubbed like its error, on the run record (runlog.go, checkpoint.Run.Log).
 package watcher
