@@ -239,7 +239,7 @@ export class TablePage {
       h("h2", {}, "Last failed run"),
       h("p", { class: "muted" }, `${run.status} · started ${fullTime(run.startedAt)} · run ${run.id}`),
       h("pre", { class: "log error-text" }, run.error || "(no error recorded)"),
-      lines.length ? [h("h3", {}, "Its log"), h("div", { class: "log", id: "failure-log-lines" }, lines)] : "");
+      ...(lines.length ? [h("h3", {}, "Its log"), h("div", { class: "log", id: "failure-log-lines" }, lines)] : []));
   }
 
   renderConfig(v) {
