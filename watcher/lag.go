@@ -67,6 +67,7 @@ func (l lag) observation(checked time.Time) checkpoint.Observation {
 func (r *runner) observe(ctx context.Context, meta table.Metadata, synced int64) {
 	now := r.w.clock.Now()
 	l := lagOf(meta, synced)
+	r.w.metrics.SetLag(r.table.Name, l.behind, l.seconds(now))
 	if err := r.w.deps.Store.PutObservation(ctx, r.table.Name, l.observation(now)); err != nil {
 		r.w.log.Warn("record the table's lag", slog.String(attrTable, r.table.Name), slog.Any("error", err))
 	}

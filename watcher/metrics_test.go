@@ -73,6 +73,8 @@ func TestWatcher_Metrics_PhasesAndOutcomes(t *testing.T) {
 		`floe_last_run_success{table="events"}`:               1,
 		`floe_last_run_rows{table="events"}`:                  15,
 		`floe_checkpoint_files{table="events"}`:               2,
+		`floe_lag_snapshots{table="events"}`:                  0, // the check after the commit
+		`floe_lag_seconds{table="events"}`:                    0,
 	})
 	h.sync(t) // nothing new
 	h.lake.overwrite(3)
@@ -107,6 +109,7 @@ func TestWatcher_Metrics_FailedFile(t *testing.T) {
 		`floe_runs_total{outcome="completed",table="events"}`: 1,
 		`floe_files_failed_total{table="events"}`:             1,
 		`floe_last_run_success{table="events"}`:               0,
+		`floe_lag_snapshots{table="events"}`:                  1, // the failed run left the new snapshot unsynced
 	})
 }
 
