@@ -129,11 +129,5 @@ func (s *Server) handlePatchTable(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
-	v, err := s.tableView(r, t)
-	if err != nil {
-		s.writeErr(w, err)
-		return
-	}
-	w.Header().Set("ETag", etag(t.Revision))
-	writeJSON(w, http.StatusOK, v)
+	s.writeTable(w, r, t)
 }

@@ -86,6 +86,11 @@ func (s *Server) handleGetTable(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
+	s.writeTable(w, r, t)
+}
+
+// writeTable answers t's view with its revision as the ETag.
+func (s *Server) writeTable(w http.ResponseWriter, r *http.Request, t checkpoint.Table) {
 	v, err := s.tableView(r, t)
 	if err != nil {
 		s.writeErr(w, err)
