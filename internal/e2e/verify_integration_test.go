@@ -24,8 +24,36 @@ import (
 // when there is none yet or r did not answer).
 func (c *cluster) checkpointOf(r *replica, table string) (checkpoint.Checkpoint, bool) {
 	var cp checkpoint.Checkpoint
-	code := r.call(c.t, http.MethodGet, "/api/v1/tables/"+table+"/checkpoint", nil, &cp)
-	return cp, code == http.StatusOK
+	for page := 1; ; page++ {
+		var p struct {
+			Summary checkpoint.CheckpointSummary `json:"summary"`
+			Files   []struct {
+				Path string `json:"path"`
+				checkpoint.FileState
+			} `json:"files"`
+			Pages int `json:"pages"`
+		}
+		url := fmt.Sprintf("/api/v1/tables/%s/checkpoint?pageSize=1000&page=%d", table, page)
+		if code := r.call(c.t, http.MethodGet, url, nil, &p); code != http.StatusOK {
+			return cp, false
+		}
+		if page == 1 {
+			s := p.Summary
+			cp = checkpoint.Checkpoint{Table: s.Table, SnapshotID: s.SnapshotID, SequenceNumber: s.SequenceNumber,
+				MetadataLocation: s.MetadataLocation, TableUUID: s.TableUUID, SchemaID: s.SchemaID,
+				Files: map[string]checkpoint.FileState{}, CommittedAt: s.CommittedAt, LeaseToken: s.LeaseToken,
+				Backfill: s.Backfill, Rows: s.Rows}
+		} else if p.Summary.CommittedAt != cp.CommittedAt || p.Summary.LeaseToken != cp.LeaseToken {
+			page = 0 // a commit landed between two pages: read again from the first
+			continue
+		}
+		for _, f := range p.Files {
+			cp.Files[f.Path] = f.FileState
+		}
+		if page >= p.Pages {
+			return cp, true
+		}
+	}
 }
 
 // runsOf reads the table's run history through replica r.

@@ -13,27 +13,18 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/floehq/floe/internal/bench/lake"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
+
+	"github.com/floehq/floe/internal/bench/cli"
+	"github.com/floehq/floe/internal/bench/lake"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "planbench:", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("planbench", run) }
 
 type options struct {
 	sizes    []int

@@ -20,21 +20,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
+
+	"github.com/floehq/floe/internal/bench/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "runbench:", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("runbench", run) }
 
 type options struct {
 	floe         string

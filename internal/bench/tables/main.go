@@ -20,20 +20,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
+
+	"github.com/floehq/floe/internal/bench/cli"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "tablebench:", err)
-		}
-		os.Exit(1)
-	}
-}
+func main() { cli.Main("tablebench", run) }
 
 type options struct {
 	tables, requests, oldRequests int
