@@ -12,10 +12,11 @@ import (
 	"os/signal"
 )
 
-// Main runs run with the process's arguments and exits with its outcome;
-// name prefixes the error line.
-func Main(name string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+// Main runs run with the process's arguments under ctx (the program's own
+// context), cancelled on an interrupt, and exits with its outcome; name
+// prefixes the error line.
+func Main(ctx context.Context, name string, run func(ctx context.Context, args []string, stdout, stderr io.Writer) error) {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	if err != nil {

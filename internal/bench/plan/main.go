@@ -24,7 +24,7 @@ import (
 	"github.com/floehq/floe/internal/bench/lake"
 )
 
-func main() { cli.Main("planbench", run) }
+func main() { cli.Main(context.Background(), "planbench", run) }
 
 type options struct {
 	sizes    []int

@@ -25,7 +25,7 @@ import (
 	"github.com/floehq/floe/internal/bench/cli"
 )
 
-func main() { cli.Main("runbench", run) }
+func main() { cli.Main(context.Background(), "runbench", run) }
 
 type options struct {
 	floe         string

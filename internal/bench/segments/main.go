@@ -20,7 +20,7 @@ import (
 	"github.com/floehq/floe/internal/bench/cli"
 )
 
-func main() { cli.Main("segbench", dispatch) }
+func main() { cli.Main(context.Background(), "segbench", dispatch) }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {

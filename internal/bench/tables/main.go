@@ -24,7 +24,7 @@ import (
 	"github.com/floehq/floe/internal/bench/cli"
 )
 
-func main() { cli.Main("tablebench", run) }
+func main() { cli.Main(context.Background(), "tablebench", run) }
 
 type options struct {
 	tables, requests, oldRequests int
