@@ -58,6 +58,7 @@ export class IAMPanel {
     const role = (r, what) => !r ? "" : h("div", { class: "role" },
       h("h3", {}, `${what}: ${r.name}`),
       h("pre", { class: "json", "data-policy": what }, pretty(r.policy)),
+      policyButtons(pretty(r.policy), `floe-${r.name}-policy.json`, what),
       r.trustPolicy ? [h("p", { class: "muted" }, "Trust policy"), h("pre", { class: "json" }, pretty(r.trustPolicy))]
         : h("p", { class: "muted" }, "The trust policy follows once floe's principal is given."));
     this.out.replaceChildren(role(res.reader, "Reader role"), role(res.middle, "Middle role"),
@@ -73,4 +74,30 @@ export class IAMPanel {
       this.out.replaceChildren(h("p", { class: "error" }, e.message));
     }
   }
+}
+
+// policyButtons copies a policy document to the clipboard or saves it as
+// a file, and says which happened (data-copied names the role).
+function policyButtons(text, filename, what) {
+  const said = h("span", { class: "muted", "data-copied": what });
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(text);
+      said.textContent = "Copied.";
+    } catch (e) {
+      said.textContent = `Copy refused by the browser (${e.message}): select the text above instead.`;
+    }
+  };
+  const save = () => {
+    const a = document.createElement("a");
+    a.href = URL.createObjectURL(new Blob([text], { type: "application/json" }));
+    a.download = filename;
+    a.click();
+    URL.revokeObjectURL(a.href);
+    said.textContent = `Saved as ${filename}.`;
+  };
+  return h("div", { class: "buttons" },
+    h("button", { type: "button", class: "ghost", "data-copy": what, onclick: copy }, "Copy policy"),
+    h("button", { type: "button", class: "ghost", "data-download": what, onclick: save }, "Download policy (JSON)"),
+    said);
 }

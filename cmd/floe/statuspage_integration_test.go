@@ -337,6 +337,10 @@ func wizardIAMPolicy(tb *tab) {
 	tb.click("#iam-panel summary")
 	tb.click("#iam-generate")
 	tb.waitJS("the IAM policy", `/s3tables:GetTableMetadataLocation/.test(document.querySelector('pre[data-policy="Reader role"]')?.innerText)`)
+	tb.click(`button[data-download="Reader role"]`)
+	tb.waitJS("the policy download's outcome", `/^Saved as floe-.*-policy\.json\.$/.test(document.querySelector('[data-copied="Reader role"]')?.textContent)`)
+	tb.click(`button[data-copy="Reader role"]`)
+	tb.waitJS("the policy copy's outcome", `/^(Copied|Copy refused)/.test(document.querySelector('[data-copied="Reader role"]')?.textContent)`)
 	tb.screenshot("wizard-iam")
 }
 
