@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -72,17 +73,36 @@ func (b *Broker) Query(ctx context.Context, sql string) (*ResultTable, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, &APIError{Op: "query", Status: resp.StatusCode, Body: string(raw)}
 	}
+	rt, err := DecodeBrokerResponse(raw)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	return rt, nil
+}
+
+// ErrBroker means the broker answered a query with exceptions or without a
+// result table.
+var ErrBroker = errors.New("broker error")
+
+// DecodeBrokerResponse reads a broker response (numbers kept exact): its
+// result table, or an ErrBroker error with every exception's code and
+// message.
+func DecodeBrokerResponse(raw []byte) (*ResultTable, error) {
 	var br brokerResponse
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	if err := dec.Decode(&br); err != nil {
-		return nil, fmt.Errorf("query: decode answer: %w", err)
+		return nil, fmt.Errorf("decode answer: %w", err)
 	}
 	if len(br.Exceptions) > 0 {
-		return nil, fmt.Errorf("query: broker error %d: %s", br.Exceptions[0].ErrorCode, br.Exceptions[0].Message)
+		msgs := make([]string, len(br.Exceptions))
+		for i, x := range br.Exceptions {
+			msgs[i] = fmt.Sprintf("%d: %s", x.ErrorCode, x.Message)
+		}
+		return nil, fmt.Errorf("%w %s", ErrBroker, strings.Join(msgs, "; "))
 	}
 	if br.ResultTable == nil {
-		return nil, fmt.Errorf("query: answer has no resultTable")
+		return nil, fmt.Errorf("%w: answer has no resultTable", ErrBroker)
 	}
 	return &ResultTable{
 		Columns: br.ResultTable.DataSchema.ColumnNames,

@@ -2,7 +2,6 @@ package pinottest
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 
@@ -153,43 +151,14 @@ func (e *Engine) Query(ctx context.Context, sql string) (*pinot.ResultTable, err
 	return rt, nil
 }
 
-// brokerAnswer is the part of Pinot's broker response JSON tests need.
-type brokerAnswer struct {
-	ResultTable *struct {
-		DataSchema struct {
-			ColumnNames     []string `json:"columnNames"`
-			ColumnDataTypes []string `json:"columnDataTypes"`
-		} `json:"dataSchema"`
-		Rows [][]any `json:"rows"`
-	} `json:"resultTable"`
-	Exceptions []struct {
-		ErrorCode int    `json:"errorCode"`
-		Message   string `json:"message"`
-	} `json:"exceptions"`
-}
-
+// decodeBrokerResponse reads the engine's answer, which has the broker's
+// response shape; Pinot's exceptions come back as ErrQuery errors.
 func decodeBrokerResponse(raw []byte) (*pinot.ResultTable, error) {
-	var br brokerAnswer
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&br); err != nil {
-		return nil, fmt.Errorf("decode broker response: %w", err)
+	rt, err := pinot.DecodeBrokerResponse(raw)
+	if errors.Is(err, pinot.ErrBroker) {
+		return nil, fmt.Errorf("%w: %w", ErrQuery, err)
 	}
-	if len(br.Exceptions) > 0 {
-		msgs := make([]string, len(br.Exceptions))
-		for i, x := range br.Exceptions {
-			msgs[i] = fmt.Sprintf("error %d: %s", x.ErrorCode, x.Message)
-		}
-		return nil, fmt.Errorf("%w: %s", ErrQuery, strings.Join(msgs, "; "))
-	}
-	if br.ResultTable == nil {
-		return nil, fmt.Errorf("%w: answer has no resultTable", ErrQuery)
-	}
-	return &pinot.ResultTable{
-		Columns: br.ResultTable.DataSchema.ColumnNames,
-		Types:   br.ResultTable.DataSchema.ColumnDataTypes,
-		Rows:    br.ResultTable.Rows,
-	}, nil
+	return rt, err
 }
 
 // call sends one request line and reads one answer line. A cancelled ctx
