@@ -50,9 +50,28 @@ func getTableAuth(addr, token string) (demoTableView, error) {
 	return v, err
 }
 
-// runOf returns the newest run that synced snapshot (the newest run may
-// already be the next one, under way).
+// runOf waits for the run that synced snapshot to be recorded as
+// finished and returns it. The checkpoint commits before the run's record
+// is closed, and the newest run may already be the next one, under way.
 func runOf(t *testing.T, addr string, snapshot int64) checkpoint.Run {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var runs []checkpoint.Run
+	for time.Now().Before(deadline) {
+		runs = listRuns(t, addr)
+		for _, r := range runs {
+			if r.SnapshotID == snapshot && r.Status != checkpoint.RunRunning {
+				return r
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("no finished run synced snapshot %d: %+v", snapshot, runs)
+	return checkpoint.Run{}
+}
+
+// listRuns reads the demo table's run history.
+func listRuns(t *testing.T, addr string) []checkpoint.Run {
 	t.Helper()
 	resp, err := http.Get("http://" + addr + "/api/v1/tables/" + demoTable + "/runs")
 	if err != nil {
@@ -65,13 +84,7 @@ func runOf(t *testing.T, addr string, snapshot int64) checkpoint.Run {
 	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range out.Runs {
-		if r.SnapshotID == snapshot && r.Status != checkpoint.RunRunning {
-			return r
-		}
-	}
-	t.Fatalf("no finished run synced snapshot %d: %+v", snapshot, out.Runs)
-	return checkpoint.Run{}
+	return out.Runs
 }
 
 // waitSnapshot polls the API until the checkpoint holds a snapshot other
