@@ -189,7 +189,7 @@ func TestServer_CreateTableFirstRun(t *testing.T) {
 	e.want("POST", "/api/v1/tables", body, http.StatusConflict, nil)
 
 	run := waitRun(t, e.store, "orders")
-	if run.Status != checkpoint.RunCompleted || run.Rows != int64(e.lake.rows) || run.Trigger == "" {
+	if run.Status != checkpoint.RunCompleted || run.Rows != int64(e.lake.rows) || run.Trigger != "first" {
 		t.Fatalf("first run: %+v", run)
 	}
 	var cp struct {

@@ -24,9 +24,22 @@ var (
 	ErrNotAdmitted = errors.New("run not admitted")
 )
 
-// triggerSchedule is the trigger of the runs the schedule fires. Every
-// other trigger (manual, cli, ...) is an explicit request for one run.
-const triggerSchedule = "schedule"
+// The triggers the watcher fires itself. Every other trigger (manual,
+// ...) is an explicit request for one run.
+const (
+	// triggerSchedule: a run the table's schedule fired.
+	triggerSchedule = "schedule"
+	// triggerFirst: the run a table without a checkpoint owes as soon as
+	// it starts being scheduled (just created, or resumed before it ever
+	// synced), whatever its schedule says.
+	triggerFirst = "first"
+)
+
+// fired reports whether trigger is one the watcher fires by itself, as
+// opposed to a run somebody asked for.
+func fired(trigger string) bool {
+	return trigger == triggerSchedule || trigger == triggerFirst
+}
 
 // admit decides from the table's stored record, never from this replica's
 // copy, whether a run that holds the table's lease may start:
@@ -53,7 +66,7 @@ func (w *Watcher) admit(ctx context.Context, t checkpoint.Table, trigger string)
 	if !paused && !disabled {
 		return cur, nil
 	}
-	requested := trigger != triggerSchedule
+	requested := !fired(trigger)
 	if requested && cur.Revision == t.Revision {
 		return cur, nil
 	}
@@ -85,7 +98,7 @@ func (w *Watcher) refuse(ctx context.Context, run checkpoint.Run, lease checkpoi
 		run.Status = checkpoint.RunSkipped
 	case errors.Is(err, ErrNotAdmitted):
 		run.Status = checkpoint.RunSkipped
-		if run.Trigger != triggerSchedule {
+		if !fired(run.Trigger) {
 			w.record(bg, run)
 		}
 	default:

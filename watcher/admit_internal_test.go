@@ -47,3 +47,29 @@ func TestWatcher_StillWanted(t *testing.T) {
 		t.Fatalf("admit of a missing table: %v, want ErrTableDeleted", err)
 	}
 }
+
+// I8: a paused table's record turns away the runs the watcher fires
+// itself (schedule, first) even at the revision the run saw; a manual
+// trigger at that revision runs once.
+func TestWatcher_Admit_PausedByTrigger(t *testing.T) {
+	ctx := context.Background()
+	store := checkpoint.NewMemory()
+	w := New(Deps{Store: store}, Options{Owner: "a", LeaseTTL: time.Minute})
+	if err := store.CreateTable(ctx, checkpoint.Table{Name: "orders",
+		TaskConfig: Pause(map[string]string{KeySchedule: "@hourly"})}); err != nil {
+		t.Fatal(err)
+	}
+	cur, err := store.GetTable(ctx, "orders")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for trigger, want := range map[string]bool{triggerSchedule: false, triggerFirst: false, "manual": true} {
+		_, err := w.admit(ctx, cur, trigger)
+		if got := err == nil; got != want {
+			t.Errorf("trigger %s on a paused table: admitted %v (%v), want %v", trigger, got, err, want)
+		}
+		if err != nil && !errors.Is(err, ErrNotAdmitted) {
+			t.Errorf("trigger %s: %v, want ErrNotAdmitted", trigger, err)
+		}
+	}
+}

@@ -165,14 +165,14 @@ func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger 
 }
 
 // notLeased ends a run that could not take the lease. Another replica
-// running the table is normal: a scheduled run skips silently (with
+// running the table is normal: a run the watcher fired skips silently (with
 // several replicas every tick would otherwise push real runs out of the
 // history); a manual one is recorded SKIPPED. A table deleted meanwhile
 // leaves no record; any other failure is recorded FAILED.
 func (w *Watcher) notLeased(ctx context.Context, run checkpoint.Run, err error) checkpoint.Run {
 	run.Status, run.FinishedAt, run.Error = checkpoint.RunSkipped, w.clock.Now().UTC(), fmt.Sprintf("lease: %v", err)
 	switch {
-	case errors.Is(err, checkpoint.ErrLeaseHeld) && run.Trigger == triggerSchedule:
+	case errors.Is(err, checkpoint.ErrLeaseHeld) && fired(run.Trigger):
 		w.log.Debug("run skipped: another replica holds the lease", slog.String(attrTable, run.Table))
 	case errors.Is(err, checkpoint.ErrLeaseHeld):
 		w.record(ctx, run)

@@ -48,7 +48,7 @@ func TestWatcher_Open_FirstRunAtOnce(t *testing.T) {
 	}
 	defer h.w.Close(context.Background())
 	runs := waitRuns(t, h.store, func(r []checkpoint.Run) bool { return finished(r) >= 1 })
-	if runs[0].Trigger != "schedule" || runs[0].Status != checkpoint.RunCompleted {
+	if runs[0].Trigger != "first" || runs[0].Status != checkpoint.RunCompleted {
 		t.Fatalf("first run: %+v", runs[0])
 	}
 	// The run is recorded just before the watcher marks it finished.

@@ -293,7 +293,7 @@ func (w *Watcher) after(d time.Duration) (<-chan time.Time, func()) {
 // fireDue starts every due run and returns how long until the next one.
 func (w *Watcher) fireDue(ctx context.Context, now time.Time) time.Duration {
 	w.mu.Lock()
-	var due []string
+	due := map[string]string{} // table → trigger
 	wait := time.Hour
 	for name, st := range w.tables {
 		if st.gone && !st.running {
@@ -308,7 +308,10 @@ func (w *Watcher) fireDue(ctx context.Context, now time.Time) time.Duration {
 				continue // fired when the run in flight ends (finish wakes the loop)
 			}
 			if !st.running {
-				due = append(due, name)
+				due[name] = triggerSchedule
+				if st.owed {
+					due[name] = triggerFirst
+				}
 				st.owed = false
 			}
 			st.next = st.sched.Next(now)
@@ -318,8 +321,8 @@ func (w *Watcher) fireDue(ctx context.Context, now time.Time) time.Duration {
 		}
 	}
 	w.mu.Unlock()
-	for _, name := range due {
-		w.startRun(ctx, name, triggerSchedule)
+	for name, trigger := range due {
+		w.startRun(ctx, name, trigger)
 	}
 	if wait < time.Millisecond {
 		wait = time.Millisecond
