@@ -67,7 +67,11 @@ type Deps struct {
 // forward wakes the loop; otherwise the loop uses real timers.
 type TimerClock interface {
 	Clock
-	After(d time.Duration) <-chan time.Time
+	// At returns a channel that receives once the clock reads t or later
+	// (at once if it already does). The time is absolute so that a clock
+	// moved between the loop's reading and the timer's making cannot
+	// push the wake-up back.
+	At(t time.Time) <-chan time.Time
 }
 
 // Watcher schedules and runs syncs for every registered external table.
@@ -268,7 +272,7 @@ func (w *Watcher) loop(ctx context.Context) {
 		if w.opts.RefreshInterval > 0 && wait > w.opts.RefreshInterval {
 			wait = w.opts.RefreshInterval
 		}
-		timeout, stop := w.after(wait)
+		timeout, stop := w.at(now.Add(wait))
 		select {
 		case <-ctx.Done():
 			stop()
@@ -280,13 +284,13 @@ func (w *Watcher) loop(ctx context.Context) {
 	}
 }
 
-// after returns a channel that fires once d has passed on the watcher's
-// clock, and a function that releases it early.
-func (w *Watcher) after(d time.Duration) (<-chan time.Time, func()) {
+// at returns a channel that fires once the watcher's clock reads t, and a
+// function that releases it early.
+func (w *Watcher) at(t time.Time) (<-chan time.Time, func()) {
 	if c, ok := w.clock.(TimerClock); ok {
-		return c.After(d), func() {}
+		return c.At(t), func() {}
 	}
-	timer := time.NewTimer(d)
+	timer := time.NewTimer(t.Sub(w.clock.Now()))
 	return timer.C, func() { timer.Stop() }
 }
 
