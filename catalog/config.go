@@ -73,6 +73,10 @@ type Config struct {
 	Type    string            // rest | s3tables | glue | sql | hadoop
 	Props   map[string]string // see the package documentation
 	Secrets map[string]string // access keys, session token, oauth credential/token, sql password
+
+	// local guards the tables' reads of local files; set by
+	// [Policy.Resolve], nil otherwise (no check).
+	local *localGuard
 }
 
 // prop returns a trimmed prop value.

@@ -71,7 +71,11 @@
 // warehouse must exist ([ErrBadCatalog] otherwise). Which local files a
 // connection may open at all is the caller's [Policy]: sqlite files and
 // file:// warehouses only under its LocalRoots, never under "/" as a whole
-// or the [SystemDirs]. A secret may be a reference instead of a value,
+// or the [SystemDirs]. A Config from [Policy.Resolve] also guards what the
+// catalog names: every read of a table's files through a local FileIO is
+// checked against the roots when it happens, so a catalog that answers a
+// file:// location outside them gets ErrAccessDenied, not the file (the
+// metadata file a sql catalog's library opens itself is the exception). A secret may be a reference instead of a value,
 // ${env:NAME} or ${file:/path}, read by [Policy.Resolve] at each open (and
 // only when the policy lists the variable or the file's directory), so
 // the store never holds the value; Open refuses an unresolved reference.

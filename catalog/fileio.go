@@ -21,6 +21,7 @@ type dataAccess struct {
 	props  iceberg.Properties
 	aws    *aws.Config
 	access awsaccess.Access // names a missing permission in errors
+	local  *localGuard      // the connection's local-file guard (nil: none)
 }
 
 // usesAWSCreds reports whether the connection names any AWS credentials.
@@ -58,7 +59,7 @@ func (d dataAccess) fsF(loc string) table.FSysF {
 		if err != nil {
 			return nil, wrapErr("open file system for", loc, "", err)
 		}
-		return fs, nil
+		return d.local.guard(fs), nil
 	}
 }
 
@@ -99,8 +100,10 @@ type missingFileError struct{ err error }
 func (e *missingFileError) Error() string { return "metadata file does not exist: " + e.err.Error() }
 func (e *missingFileError) Unwrap() error { return e.err }
 
-// newTable wraps a loaded iceberg-go table.
-func newTable(ident TableIdent, tbl *table.Table) *Table {
+// newTable wraps a loaded iceberg-go table, its local reads guarded by
+// the connection's policy (localGuard).
+func (c Config) newTable(ident TableIdent, tbl *table.Table) *Table {
+	tbl = c.local.wrap(tbl)
 	return &Table{
 		Ident:            ident,
 		MetadataLocation: tbl.MetadataLocation(),

@@ -33,7 +33,7 @@ func openGlue(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 	if err != nil {
 		return nil, err
 	}
-	data := &dataAccess{props: cfg.fileIOProps(region), aws: &dataCfg, access: cfg.access()}
+	data := &dataAccess{props: cfg.fileIOProps(region), aws: &dataCfg, access: cfg.access(), local: cfg.local}
 	if cfg.mode(ModeNative) == ModeNative {
 		return newGlueNative(cfg, catalogCfg, data, logger), nil
 	}
@@ -169,7 +169,7 @@ func (g *glueNative) LoadTable(ctx context.Context, ident TableIdent) (*Table, e
 	if err != nil {
 		return nil, err
 	}
-	return newTable(ident, tbl), nil
+	return g.cfg.newTable(ident, tbl), nil
 }
 
 // glueMetadataLocation checks a Glue table's Iceberg parameters.

@@ -74,7 +74,7 @@ func (c *icebergCatalog) LoadTable(ctx context.Context, ident TableIdent) (*Tabl
 	if c.data != nil {
 		tbl = c.data.rewrap(tbl)
 	}
-	return newTable(ident, tbl), nil
+	return c.cfg.newTable(ident, tbl), nil
 }
 
 // loadErr names the table; an unreadable metadata file is ErrBadMetadata.

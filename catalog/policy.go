@@ -85,12 +85,15 @@ func (p Policy) Check(cfg Config) error {
 
 // Resolve checks cfg and returns it with every ${env:NAME} and
 // ${file:/path} secret replaced by its value, read now: a secret held
-// that way is never stored.
+// that way is never stored. The tables of a catalog opened with the
+// result read local files only under LocalRoots, whatever paths the
+// catalog names (each read is checked).
 func (p Policy) Resolve(cfg Config) (Config, error) {
 	if err := p.Check(cfg); err != nil {
 		return cfg, err
 	}
 	out := cfg
+	out.local = &localGuard{roots: slices.Clone(p.LocalRoots)}
 	out.Secrets = maps.Clone(cfg.Secrets)
 	for k, v := range cfg.Secrets {
 		val, err := p.secretRef(v, true)

@@ -36,7 +36,7 @@ func openS3Tables(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog
 	if err != nil {
 		return nil, err
 	}
-	data := &dataAccess{props: cfg.fileIOProps(arn.Region), aws: &dataCfg, access: cfg.access()}
+	data := &dataAccess{props: cfg.fileIOProps(arn.Region), aws: &dataCfg, access: cfg.access(), local: cfg.local}
 	mode := cfg.mode(ModeAuto)
 	if mode == ModeNative {
 		return newS3TablesNative(cfg, arn, catalogCfg, data, logger), nil
@@ -146,7 +146,7 @@ func (s *s3TablesNative) LoadTable(ctx context.Context, ident TableIdent) (*Tabl
 	if err != nil {
 		return nil, err
 	}
-	return newTable(ident, tbl), nil
+	return s.cfg.newTable(ident, tbl), nil
 }
 
 func (s *s3TablesNative) Describe(ctx context.Context, ident TableIdent) (TableInfo, error) {

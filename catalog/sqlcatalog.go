@@ -148,6 +148,6 @@ func (c *icebergCatalog) attachData(ctx context.Context, region string) error {
 	if err != nil {
 		return err
 	}
-	c.data = &dataAccess{props: c.cfg.fileIOProps(region), aws: &dataCfg, access: c.cfg.access()}
+	c.data = &dataAccess{props: c.cfg.fileIOProps(region), aws: &dataCfg, access: c.cfg.access(), local: c.cfg.local}
 	return nil
 }
