@@ -151,7 +151,7 @@ func watcherOptions(c config.Watcher) watcher.Options {
 		DefaultSchedule: c.DefaultSchedule, WorkDir: c.WorkDir, MaxRowsPerSegment: c.MaxRowsPerSegment,
 		BatchFiles: c.BatchFiles, BatchBytes: c.BatchBytes, ClaimTimeout: c.ClaimTimeout,
 		Plan: plan.Options{CoalesceBelowBytes: c.CoalesceBelowBytes, TargetSegmentBytes: c.TargetSegmentBytes,
-			CacheBytes: c.ManifestCacheBytes},
+			MergeSmallUnits: c.MergeSmallUnits, CacheBytes: c.ManifestCacheBytes},
 	}
 }
 

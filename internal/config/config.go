@@ -120,6 +120,9 @@ type Watcher struct {
 	// partition into segments of up to TargetSegmentBytes (0: never).
 	CoalesceBelowBytes int64 `yaml:"coalesceBelowBytes"`
 	TargetSegmentBytes int64 `yaml:"targetSegmentBytes"`
+	// MergeSmallUnits: when a partition holds this many segments built
+	// from small files in earlier runs, a run merges them (0: never).
+	MergeSmallUnits int `yaml:"mergeSmallUnits"`
 	// ManifestCacheBytes bounds the in-process cache of Iceberg manifests.
 	ManifestCacheBytes int64 `yaml:"manifestCacheBytes"`
 	// MinScheduleInterval: the API refuses schedules that fire more often.
@@ -166,6 +169,7 @@ func Default() Config {
 			ClaimTimeout:        30 * time.Second,
 			CoalesceBelowBytes:  16 << 20,
 			TargetSegmentBytes:  256 << 20,
+			MergeSmallUnits:     8,
 			ManifestCacheBytes:  256 << 20,
 			MinScheduleInterval: 10 * time.Second,
 		},
@@ -289,6 +293,9 @@ func (c *Config) validateRunModel() *FieldError {
 	}
 	if w.CoalesceBelowBytes < 0 || w.CoalesceBelowBytes > w.TargetSegmentBytes {
 		return &FieldError{"watcher.coalesceBelowBytes", "must be between 0 and watcher.targetSegmentBytes"}
+	}
+	if w.MergeSmallUnits < 0 || w.MergeSmallUnits == 1 {
+		return &FieldError{"watcher.mergeSmallUnits", "must be 0 (never merge) or at least 2"}
 	}
 	return nil
 }

@@ -71,6 +71,7 @@ func TestLoad_Errors(t *testing.T) {
 		{"bad addr", "server:\n  addr: nope\n", nil, "server.addr"},
 		{"bad level", "log:\n  level: loud\n", nil, "log.level"},
 		{"zero runs", "watcher:\n  maxConcurrentRuns: 0\n", nil, "watcher.maxConcurrentRuns"},
+		{"merge of one unit", "watcher:\n  mergeSmallUnits: 1\n", nil, "watcher.mergeSmallUnits"},
 		{"connection without type", "connections:\n  lake: {}\n", nil, "connections.lake.type"},
 		{"bad env duration", "", []string{"FLOE_WATCHER_LEASETTL=soon"}, "watcher.leaseTTL"},
 		{"unknown env", "", []string{"FLOE_SERVER_ADR=1"}, "FLOE_SERVER_ADR"},

@@ -57,6 +57,48 @@ func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
 	c.assertAbandoned("events")
 }
 
+// I2 with merges (P10): a writer adds a small file or two per round while
+// SIGKILLs land in runs that pack small segments together and replace
+// them; the table converges to exactly the snapshot's rows with no orphan.
+// Two more snapshots of one file each, synced one after the other, then
+// leave at most two segments: three runs that each built a unit of their
+// own would leave three without merging.
+func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
+	seed := seedFromEnv(rand.Uint64())
+	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	const mergeAt = 2
+	c := newCluster(t, settings{replicas: 1, leaseTTL: 2 * time.Second, batchFiles: 3, buildParallelism: 2,
+		claimTimeout: 2 * time.Second, schedule: "* * * * * ?", mergeSmallUnits: mergeAt})
+	c.lake.appendFiles(2, 5_000)
+	r := c.start(0)
+	c.createTable(r, "events")
+	phases := map[string]int{}
+	const rounds = 6
+	for round := range rounds {
+		c.lake.appendFiles(1+round%2, 5_000)
+		c.waitMoment(r, "events", round, rng)
+		r.kill()
+		phases[lastPhase(r)]++
+		r = c.start(0)
+	}
+	t.Logf("kills by the phase the run was in: %v", phases)
+	if mid := rounds - phases[""]; mid < rounds/2 {
+		t.Fatalf("only %d of %d kills landed during a run (%v): the test did not exercise crashes mid-run", mid, rounds, phases)
+	}
+	cp := c.waitConverged("events", 90*time.Second)
+	for range 2 {
+		c.lake.appendFiles(1, 5_000)
+		cp = c.waitConverged("events", 30*time.Second)
+	}
+	c.assertExact("events", cp)
+	c.assertNoDeadWorkDirs()
+	if segs := len(c.served("events")); segs > mergeAt {
+		t.Fatalf("%d segments serve %d small files after three runs that each added a unit: small segments were not merged",
+			segs, len(cp.Files))
+	}
+}
+
 // waitMoment waits for the moment of round's kill: the run reaching a
 // given phase (build, push, swap, commit, plan), the sink changing, or a
 // random delay into the run.

@@ -27,6 +27,10 @@ type settings struct {
 	buildParallelism int
 	claimTimeout     time.Duration
 	schedule         string
+	// mergeSmallUnits, when set, turns coalescing on (files under 8 MiB)
+	// with merges of that many small units (P10); otherwise every file is
+	// a unit of its own.
+	mergeSmallUnits int
 	// pinot, when set, is the sink instead of a local directory.
 	pinot *testpeer.PinotCluster
 }
@@ -82,7 +86,8 @@ watcher:
   buildParallelism: %d
   maxConcurrentRuns: 2
   claimTimeout: %s
-  coalesceBelowBytes: 0
+  coalesceBelowBytes: %d
+  mergeSmallUnits: %d
   defaultSchedule: %q
   minScheduleInterval: 1s
 security:
@@ -97,7 +102,16 @@ connections:
       uri: %s
       catalog-name: %s
 `, r.addr, r.redisURL, c.sink, c.controllerURL(), r.name, c.set.leaseTTL, c.work, c.set.batchFiles, c.set.buildParallelism,
-		c.set.claimTimeout, c.set.schedule, filepath.Dir(c.lake.db), c.lake.db, catalogName)
+		c.set.claimTimeout, c.coalesceBelowBytes(), c.set.mergeSmallUnits, c.set.schedule, filepath.Dir(c.lake.db), c.lake.db,
+		catalogName)
+}
+
+// coalesceBelowBytes is the scenario's watcher.coalesceBelowBytes.
+func (c *cluster) coalesceBelowBytes() int64 {
+	if c.set.mergeSmallUnits > 0 {
+		return 8 << 20
+	}
+	return 0
 }
 
 // controllerURL is the Pinot controller of the scenario ("" for the local

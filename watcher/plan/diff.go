@@ -68,6 +68,7 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 		c = compareAll(lv, cp, idx)
 	}
 	c.regroup(lv, cp)
+	j.p.merge(c, lv, cp)
 	out.Keep = keep(lv, cp, c)
 	out.Drop, out.LiveFiles, out.Replacing = c.drop, c.live, c.replacing
 	slices.Sort(out.Drop)

@@ -86,16 +86,27 @@
 //     fingerprint) pairs>. A checkpointed unit stays while all its members
 //     are live and unchanged; when one changes or goes away, its remaining
 //     members are packed again with the other files the run builds. Only
-//     files the run must build are packed: a kept file never moves.
+//     files the run must build are packed: a kept file moves only in a
+//     merge (P10).
 //   - P7 Manifests and manifest lists are cached by path (Iceberg never
 //     rewrites them) within CacheBytes, least recently used first out, for
 //     every table the Planner serves. Planning a snapshot whose manifests
 //     are all cached reads no file.
 //   - P8 Plan.Replacing is true exactly when a file is dropped or a unit
-//     to build holds a file of the checkpoint (changed, or a member of a
-//     broken unit); a plan that only adds files can be pushed without a
-//     replacement.
+//     to build holds a file of the checkpoint (changed, a member of a
+//     broken unit, or merged, P10); a plan that only adds files can be
+//     pushed without a replacement.
 //   - P9 DecodeUnit(EncodeUnit(u)) reads the same rows as u through
 //     table.Scan.ReadTasks: data files and their position, equality and
 //     deletion-vector delete files carry every field reading needs.
+//   - P10 Merge: a checkpointed unit is small when all its files are
+//     below CoalesceBelowBytes and together too. When a partition holds
+//     at least MergeSmallUnits small units that the run leaves alone, and
+//     the files the run builds anyway come to at most TargetSegmentBytes,
+//     the run rebuilds those units' files, by partition and unit key, up
+//     to TargetSegmentBytes of data files in all; they are packed (P6)
+//     with the run's other files of the partition. So a writer that adds
+//     a few small files per snapshot leaves fewer than MergeSmallUnits
+//     small segments per partition, not one per run, and a file is read
+//     again only while its unit is small.
 package plan

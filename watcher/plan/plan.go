@@ -80,7 +80,7 @@ type Plan struct {
 	// Drop are files of the checkpoint no longer live (sorted).
 	Drop []string
 	// Replacing: Build or Drop touch something Pinot holds (a dropped
-	// file, a changed file, a regrouped member), so the run must swap
+	// file, a changed file, a regrouped or merged member), so the run must swap
 	// atomically. Pure additions leave it false.
 	Replacing bool
 	// LiveFiles counts the data files of the snapshot.
@@ -101,6 +101,10 @@ type Options struct {
 	// TargetSegmentBytes caps the data file bytes of a coalesced unit
 	// (0: DefaultTargetSegmentBytes; never below CoalesceBelowBytes).
 	TargetSegmentBytes int64
+	// MergeSmallUnits: when one partition holds this many checkpointed
+	// units smaller than CoalesceBelowBytes, a run packs them again into
+	// one (P10; 0: never).
+	MergeSmallUnits int
 	// CacheBytes bounds the cache of decoded manifests and manifest lists
 	// shared by every plan of the Planner (0: DefaultCacheBytes; negative:
 	// no cache).

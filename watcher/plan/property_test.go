@@ -38,14 +38,18 @@ func propertySeed(t *testing.T) uint64 {
 	return uint64(time.Now().UnixNano())
 }
 
-// randomOptions picks coalescing settings: off, or on with small targets
-// so that the few-KB test files form units of a few files.
-func randomOptions(rng *rand.Rand) plan.Options {
-	switch rng.IntN(3) {
+// optionsFor picks coalescing settings by seed, so that the variants of
+// one test run cover them all: off, or on with small targets so that the
+// few-KB test files form units of a few files, with or without merging
+// small units across runs (P10).
+func optionsFor(seed uint64) plan.Options {
+	switch seed % 4 {
 	case 0:
 		return plan.Options{}
 	case 1:
 		return plan.Options{CoalesceBelowBytes: 4 << 10, TargetSegmentBytes: 6 << 10}
+	case 2:
+		return plan.Options{CoalesceBelowBytes: 8 << 10, TargetSegmentBytes: 16 << 10, MergeSmallUnits: 2}
 	}
 	return plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 12 << 10, CacheBytes: 64 << 10}
 }
@@ -59,13 +63,14 @@ func randomOptions(rng *rand.Rand) plan.Options {
 func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) {
 	seed := base + uint64(variant)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	opts := randomOptions(rng)
+	opts := optionsFor(seed)
 	p := plan.New(opts)
 	var (
 		cp         checkpoint.Checkpoint
 		history    []string
 		mustFold   bool
 		folded     int
+		replacing  int
 		syncs      int
 		lastSynced = -1
 	)
@@ -86,6 +91,9 @@ func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) {
 		tbl := w.load()
 		got := plans(t, p, tbl, cp)
 		syncs++
+		if got.Replacing {
+			replacing++
+		}
 		switch {
 		case got.Incremental:
 			folded++
@@ -99,7 +107,7 @@ func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) {
 		}
 	}
 	checkRows(t, w.load())
-	t.Logf("seed %d: %d steps, %d plans, %d folded", seed, steps, syncs, folded)
+	t.Logf("seed %d (options %+v): %d steps, %d plans, %d folded, %d replacing", seed, opts, steps, syncs, folded, replacing)
 	if folded == 0 {
 		t.Fatalf("no plan folded in %d plans", syncs)
 	}

@@ -1,0 +1,107 @@
+package plan
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/floehq/floe/checkpoint"
+)
+
+// smallUnit is a unit of the checkpoint whose data files are all small and
+// add up to less than CoalesceBelowBytes: a streaming writer's few files of
+// one run, coalesced within that run only (P10).
+type smallUnit struct {
+	key   string
+	paths []string
+	bytes int64
+}
+
+// merge packs small units of the checkpoint again (P10). A run builds only
+// the files it must, so a writer that adds a few small files per snapshot
+// leaves one small unit per run. When a partition holds MergeSmallUnits
+// such units, the run rebuilds their files with its own, and coalesce packs
+// them into units of up to TargetSegmentBytes; the plan replaces the old
+// segments. The units are taken by partition, then key, up to
+// TargetSegmentBytes of data files in all, and only while the rest of the
+// run builds at most TargetSegmentBytes: a large append stays an append
+// (batched, shared) and the merge waits for a smaller run. Units that lost
+// or changed a member are not considered: regroup has rebuilt them.
+func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint) {
+	if p.opts.MergeSmallUnits < 2 || p.opts.CoalesceBelowBytes <= 0 || poolBytes(c.pool) > p.opts.TargetSegmentBytes {
+		return
+	}
+	byPart := p.smallUnits(c, cp)
+	budget := p.opts.TargetSegmentBytes
+	for _, part := range slices.Sorted(maps.Keys(byPart)) {
+		units := byPart[part]
+		if len(units) < p.opts.MergeSmallUnits {
+			continue
+		}
+		slices.SortFunc(units, func(a, b *smallUnit) int { return strings.Compare(a.key, b.key) })
+		var take []*smallUnit
+		for _, u := range units {
+			if u.bytes > budget {
+				break
+			}
+			take, budget = append(take, u), budget-u.bytes
+		}
+		if len(take) < 2 {
+			break
+		}
+		for _, u := range take {
+			for _, path := range u.paths {
+				fs := cp.Files[path]
+				f, ok := lv.files[path]
+				if !ok {
+					f = liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}
+				}
+				c.rebuild(path, f, fs.DeleteFingerprint, fs, true)
+			}
+		}
+	}
+}
+
+// smallUnits lists, per partition, the checkpoint's units that are small
+// and untouched by this run. A file without a recorded size (written
+// before sizes were) makes its unit not small.
+func (p *Planner) smallUnits(c *comparison, cp checkpoint.Checkpoint) map[string][]*smallUnit {
+	units := map[string]*smallUnit{}
+	part := map[string]string{}
+	big := map[string]bool{}
+	for path, fs := range cp.Files {
+		key := fs.Group
+		if key == "" {
+			key = "\x00" + path // a file on its own; never a group key
+		}
+		if c.leave[path] || (fs.Group != "" && c.broken[fs.Group]) || fs.SizeBytes <= 0 || fs.SizeBytes >= p.opts.CoalesceBelowBytes {
+			big[key] = true
+			continue
+		}
+		u := units[key]
+		if u == nil {
+			u = &smallUnit{key: key}
+			units[key] = u
+			part[key] = fs.Partition
+		}
+		u.paths, u.bytes = append(u.paths, path), u.bytes+fs.SizeBytes
+	}
+	out := map[string][]*smallUnit{}
+	for key, u := range units {
+		if big[key] || u.bytes >= p.opts.CoalesceBelowBytes {
+			continue
+		}
+		slices.Sort(u.paths)
+		out[part[key]] = append(out[part[key]], u)
+	}
+	return out
+}
+
+// poolBytes is the data file bytes of the files a run builds.
+func poolBytes(pool []candidate) int64 {
+	var n int64
+	for _, c := range pool {
+		n += c.f.size
+	}
+	return n
+}

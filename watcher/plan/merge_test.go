@@ -1,0 +1,101 @@
+package plan_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/watcher/plan"
+)
+
+// smallUnitsOf counts the checkpoint's units (groups, or files on their
+// own) and the files they hold.
+func unitsOf(cp checkpoint.Checkpoint) map[string]int {
+	out := map[string]int{}
+	for path, fs := range cp.Files {
+		key := fs.Group
+		if key == "" {
+			key = path
+		}
+		out[key]++
+	}
+	return out
+}
+
+// P10, P8: a writer that adds one small file per snapshot gets one small
+// unit per run until the partition holds MergeSmallUnits of them; the next
+// run packs them with its own file into one unit (Replacing, the old units
+// gone from Keep), and the cycle starts again from that unit.
+func TestPlanner_Plan_MergesSmallUnitsAcrossRuns(t *testing.T) {
+	l := newLake(t, lakeConfig{version: 2})
+	p := plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 4})
+	var cp checkpoint.Checkpoint
+	for run := 1; run <= 4; run++ {
+		l.appendRows(10)
+		got := plans(t, p, l.load(), cp)
+		if got.Replacing || len(got.Build) != 1 || len(got.Build[0].Files) != 1 {
+			t.Fatalf("run %d, %d small units before it: want a pure addition of the new file, got %+v", run, run-1, got)
+		}
+		cp = commit(cp, l.load(), got, nil)
+	}
+	if n := len(unitsOf(cp)); n != 4 {
+		t.Fatalf("after 4 runs the checkpoint has %d units, want 4", n)
+	}
+	l.appendRows(10)
+	merged := plans(t, p, l.load(), cp)
+	if !merged.Replacing || len(merged.Build) != 1 || len(merged.Build[0].Files) != 5 || len(merged.Keep) != 0 ||
+		!strings.HasPrefix(merged.Build[0].Key, "events_g") {
+		t.Fatalf("P10: the fifth run must pack the 4 small units and its file into one unit, replacing: %+v", merged)
+	}
+	cp = commit(cp, l.load(), merged, nil)
+	units := unitsOf(cp)
+	if len(units) != 1 || len(cp.Files) != 5 {
+		t.Fatalf("after the merge: %d units over %d files, want 1 over 5", len(units), len(cp.Files))
+	}
+	l.appendRows(10)
+	next := plans(t, p, l.load(), cp)
+	if next.Replacing || len(next.Build) != 1 || len(next.Keep) != 5 {
+		t.Fatalf("the run after a merge adds its file alone: %+v", next)
+	}
+}
+
+// P10: the merge takes at most TargetSegmentBytes of small units in one
+// run, and waits while the run builds more than TargetSegmentBytes anyway
+// (a large append stays a pure addition, batched).
+func TestPlanner_Plan_MergeIsBounded(t *testing.T) {
+	l := newLake(t, lakeConfig{version: 2})
+	var cp checkpoint.Checkpoint
+	for range 2 {
+		l.appendRows(10)
+		cp = commit(cp, l.load(), plans(t, plan.New(plan.Options{}), l.load(), cp), nil)
+	}
+	var size int64
+	for _, fs := range cp.Files {
+		size = max(size, fs.SizeBytes)
+	}
+	opts := func(target int64) plan.Options {
+		return plan.Options{CoalesceBelowBytes: size + 1, TargetSegmentBytes: target, MergeSmallUnits: 2}
+	}
+	l.appendRows(10)
+	if got := plans(t, plan.New(opts(size*3/2)), l.load(), cp); got.Replacing {
+		t.Fatalf("P10: room for one small unit only is no merge: %+v", got)
+	}
+	if got := plans(t, plan.New(opts(4*size)), l.load(), cp); !got.Replacing || len(unitFilesOf(got)) != 3 {
+		t.Fatalf("P10: with room, the two small units merge with the run's file: %+v", got)
+	}
+	l.appendRows(5000)
+	got := plans(t, plan.New(opts(4*size)), l.load(), cp)
+	if got.Replacing || len(unitFilesOf(got)) != 2 {
+		t.Fatalf("P10: a run that builds more than TargetSegmentBytes must not merge: %+v", got)
+	}
+}
+
+func unitFilesOf(p *plan.Plan) []string {
+	var out []string
+	for _, u := range p.Build {
+		for _, f := range u.Files {
+			out = append(out, f.Path)
+		}
+	}
+	return out
+}
