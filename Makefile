@@ -58,6 +58,10 @@ bench-control: ## control-plane propagation between two real replicas on Redis (
 bench-plan: ## one-file sync (planner and whole run) on 10 / 1,000 / 10,000-file tables (writes docs/benchmarks.md)
 	bash scripts/bench-plan.sh
 
+.PHONY: bench-merge
+bench-merge: ## small files, one per snapshot: segments served and CPU with merges off and on (writes docs/benchmarks.md)
+	bash scripts/bench-merge.sh
+
 .PHONY: bench-runs
 bench-runs: ## large tables: backfill disk peak, 1 vs 3 replicas (writes docs/benchmarks.md)
 	bash scripts/bench-runs.sh

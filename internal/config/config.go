@@ -120,8 +120,9 @@ type Watcher struct {
 	// partition into segments of up to TargetSegmentBytes (0: never).
 	CoalesceBelowBytes int64 `yaml:"coalesceBelowBytes"`
 	TargetSegmentBytes int64 `yaml:"targetSegmentBytes"`
-	// MergeSmallUnits: when a partition holds this many segments built
-	// from small files in earlier runs, a run merges them (0: never).
+	// MergeSmallUnits: when a partition holds this many segments of
+	// about one size built from small files in earlier runs, a run merges
+	// them (0: never).
 	MergeSmallUnits int `yaml:"mergeSmallUnits"`
 	// ManifestCacheBytes bounds the in-process cache of Iceberg manifests.
 	ManifestCacheBytes int64 `yaml:"manifestCacheBytes"`

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // I2: a run SIGKILLed at any point, then restarted, converges to exactly the
@@ -30,7 +31,7 @@ func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
 	phases := map[string]int{}
 	const rounds = 8
 	for round := range rounds {
-		c.waitMoment(r, "events", round, rng)
+		c.waitMoment(r, "events", killMoments[round%len(killMoments)], rng)
 		r.kill()
 		phases[lastPhase(r)]++
 		switch round % 4 {
@@ -61,8 +62,8 @@ func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
 // SIGKILLs land in runs that pack small segments together and replace
 // them; the table converges to exactly the snapshot's rows with no orphan.
 // Two more snapshots of one file each, synced one after the other, then
-// leave at most two segments: three runs that each built a unit of their
-// own would leave three without merging.
+// leave no size tier with more than mergeSmallUnits units: without merges
+// the last three runs alone would leave three units of one file each.
 func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
 	seed := seedFromEnv(rand.Uint64())
 	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
@@ -70,14 +71,17 @@ func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
 	const mergeAt = 2
 	c := newCluster(t, settings{replicas: 1, leaseTTL: 2 * time.Second, batchFiles: 3, buildParallelism: 2,
 		claimTimeout: 2 * time.Second, schedule: "* * * * * ?", mergeSmallUnits: mergeAt})
-	c.lake.appendFiles(2, 5_000)
+	c.lake.appendFiles(2, 10_000)
 	r := c.start(0)
 	c.createTable(r, "events")
 	phases := map[string]int{}
 	const rounds = 6
+	// Phases every run has, appending or merging (a merge swaps, an
+	// append pushes); these runs are too short for a random moment.
+	moments := []string{"build", "plan", "commit"}
 	for round := range rounds {
-		c.lake.appendFiles(1+round%2, 5_000)
-		c.waitMoment(r, "events", round, rng)
+		c.lake.appendFiles(1+round%2, 10_000)
+		c.waitMoment(r, "events", moments[round%len(moments)], rng)
 		r.kill()
 		phases[lastPhase(r)]++
 		r = c.start(0)
@@ -88,23 +92,39 @@ func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
 	}
 	cp := c.waitConverged("events", 90*time.Second)
 	for range 2 {
-		c.lake.appendFiles(1, 5_000)
+		c.lake.appendFiles(1, 10_000)
 		cp = c.waitConverged("events", 30*time.Second)
 	}
 	c.assertExact("events", cp)
 	c.assertNoDeadWorkDirs()
-	if segs := len(c.served("events")); segs > mergeAt {
-		t.Fatalf("%d segments serve %d small files after three runs that each added a unit: small segments were not merged",
-			segs, len(cp.Files))
+	units := map[string]int64{} // unit → data file bytes
+	for path, fs := range cp.Files {
+		key := fs.Group
+		if key == "" {
+			key = path
+		}
+		units[key] += fs.SizeBytes
 	}
+	tiers := map[int]int{}
+	for _, bytes := range units {
+		tiers[plan.Tier(bytes, mergeAt)]++
+	}
+	for tier, n := range tiers {
+		if n > mergeAt {
+			t.Fatalf("size tier %d holds %d units (all tiers %v, %d segments for %d files): small segments were not merged",
+				tier, n, tiers, len(c.served("events")), len(cp.Files))
+		}
+	}
+	t.Logf("%d files in %d units, by size tier %v", len(cp.Files), len(units), tiers)
 }
 
-// waitMoment waits for the moment of round's kill: the run reaching a
-// given phase (build, push, swap, commit, plan), the sink changing, or a
-// random delay into the run.
-func (c *cluster) waitMoment(r *replica, table string, round int, rng *rand.Rand) {
-	targets := []string{"build", "push", "swap", "commit", "plan", "sink", "random"}
-	target := targets[round%len(targets)]
+// killMoments are the moments waitMoment waits for, one a round in turn.
+var killMoments = []string{"build", "push", "swap", "commit", "plan", "sink", "random"}
+
+// waitMoment waits for the moment of a kill: the run reaching a given
+// phase (build, push, swap, commit, plan), the sink changing, or a random
+// delay into the run.
+func (c *cluster) waitMoment(r *replica, table, target string, rng *rand.Rand) {
 	before := c.manifest(table)
 	deadline := time.Now().Add(8 * time.Second)
 	for time.Now().Before(deadline) {

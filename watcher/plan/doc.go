@@ -100,13 +100,14 @@
 //     table.Scan.ReadTasks: data files and their position, equality and
 //     deletion-vector delete files carry every field reading needs.
 //   - P10 Merge: a checkpointed unit is small when all its files are
-//     below CoalesceBelowBytes and together too. When a partition holds
-//     at least MergeSmallUnits small units that the run leaves alone, and
-//     the files the run builds anyway come to at most TargetSegmentBytes,
-//     the run rebuilds those units' files, by partition and unit key, up
-//     to TargetSegmentBytes of data files in all; they are packed (P6)
-//     with the run's other files of the partition. So a writer that adds
-//     a few small files per snapshot leaves fewer than MergeSmallUnits
-//     small segments per partition, not one per run, and a file is read
-//     again only while its unit is small.
+//     below CoalesceBelowBytes and together too; its tier is
+//     floor(log_M(its bytes)) for M = MergeSmallUnits. When one tier of a
+//     partition holds at least M small units that the run leaves alone,
+//     and the files the run builds anyway come to at most
+//     TargetSegmentBytes, the run rebuilds those units' files (tiers by
+//     partition and tier, units by key, up to TargetSegmentBytes of data
+//     files in all); they are packed (P6) with the run's other files of
+//     the partition. So a writer that adds a few small files per snapshot
+//     leaves fewer than M small segments per tier and partition, not one
+//     per run, and a file is rebuilt about once per tier it climbs.
 package plan

@@ -10,7 +10,8 @@ import (
 
 // smallUnit is a unit of the checkpoint whose data files are all small and
 // add up to less than CoalesceBelowBytes: a streaming writer's few files of
-// one run, coalesced within that run only (P10).
+// one run, coalesced within that run only, or an earlier merge of such
+// units (P10).
 type smallUnit struct {
 	key   string
 	paths []string
@@ -19,22 +20,26 @@ type smallUnit struct {
 
 // merge packs small units of the checkpoint again (P10). A run builds only
 // the files it must, so a writer that adds a few small files per snapshot
-// leaves one small unit per run. When a partition holds MergeSmallUnits
-// such units, the run rebuilds their files with its own, and coalesce packs
-// them into units of up to TargetSegmentBytes; the plan replaces the old
-// segments. The units are taken by partition, then key, up to
-// TargetSegmentBytes of data files in all, and only while the rest of the
-// run builds at most TargetSegmentBytes: a large append stays an append
-// (batched, shared) and the merge waits for a smaller run. Units that lost
-// or changed a member are not considered: regroup has rebuilt them.
+// leaves one small unit per run. Small units are ranked in size tiers
+// (tier t holds units of MergeSmallUnits^t up to MergeSmallUnits^(t+1)
+// bytes); when one tier of a partition holds MergeSmallUnits units, the
+// run rebuilds their files with its own, coalesce packs them into a unit
+// about one tier up, and the plan replaces the old segments. Merging like
+// sizes only keeps the re-reading logarithmic: a file is rebuilt about
+// once per tier it climbs, not at every merge. Tiers are taken by
+// partition, then tier, their units by key, up to TargetSegmentBytes of
+// data files in all, and only while the rest of the run builds at most
+// TargetSegmentBytes: a large append stays an append (batched, shared)
+// and the merge waits for a smaller run. Units that lost or changed a
+// member are not considered: regroup has rebuilt them.
 func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint) {
 	if p.opts.MergeSmallUnits < 2 || p.opts.CoalesceBelowBytes <= 0 || poolBytes(c.pool) > p.opts.TargetSegmentBytes {
 		return
 	}
-	byPart := p.smallUnits(c, cp)
+	tiers := p.smallTiers(c, cp)
 	budget := p.opts.TargetSegmentBytes
-	for _, part := range slices.Sorted(maps.Keys(byPart)) {
-		units := byPart[part]
+	for _, key := range slices.SortedFunc(maps.Keys(tiers), compareTierKeys) {
+		units := tiers[key]
 		if len(units) < p.opts.MergeSmallUnits {
 			continue
 		}
@@ -60,6 +65,42 @@ func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint) {
 			}
 		}
 	}
+}
+
+// tierKey names the small units of one size tier of one partition.
+type tierKey struct {
+	partition string
+	tier      int
+}
+
+func compareTierKeys(a, b tierKey) int {
+	if c := strings.Compare(a.partition, b.partition); c != 0 {
+		return c
+	}
+	return a.tier - b.tier
+}
+
+// Tier is the size tier of a unit of bytes data file bytes when merges
+// take base units: floor(log_base(bytes)).
+func Tier(bytes int64, base int) int {
+	t := 0
+	for n := bytes; n >= int64(base); n /= int64(base) {
+		t++
+	}
+	return t
+}
+
+// smallTiers groups the checkpoint's small units that the run leaves
+// alone by partition and size tier.
+func (p *Planner) smallTiers(c *comparison, cp checkpoint.Checkpoint) map[tierKey][]*smallUnit {
+	out := map[tierKey][]*smallUnit{}
+	for part, units := range p.smallUnits(c, cp) {
+		for _, u := range units {
+			k := tierKey{partition: part, tier: Tier(u.bytes, p.opts.MergeSmallUnits)}
+			out[k] = append(out[k], u)
+		}
+	}
+	return out
 }
 
 // smallUnits lists, per partition, the checkpoint's units that are small

@@ -99,3 +99,47 @@ func unitFilesOf(p *plan.Plan) []string {
 	}
 	return out
 }
+
+// P10: merges take units of one size tier only, so a merged unit is not
+// read again each time a new small unit appears beside it: with
+// MergeSmallUnits 2, a unit of three files and a unit of one stay apart;
+// the second one-file unit merges with the first one-file unit.
+func TestPlanner_Plan_MergesBySizeTier(t *testing.T) {
+	l := newLake(t, lakeConfig{version: 2})
+	p := plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 2})
+	var cp checkpoint.Checkpoint
+	step := func() *plan.Plan {
+		t.Helper()
+		l.appendRows(10)
+		got := plans(t, p, l.load(), cp)
+		cp = commit(cp, l.load(), got, nil)
+		return got
+	}
+	step()
+	step()
+	if got := step(); !got.Replacing || len(unitFilesOf(got)) != 3 {
+		t.Fatalf("two one-file units of one tier merge with the run's file: %+v", got)
+	}
+	step()
+	if got := step(); got.Replacing {
+		t.Fatalf("a three-file unit and a one-file unit are of different tiers and must not merge: %+v", got)
+	}
+	if got := step(); !got.Replacing || len(unitFilesOf(got)) != 3 || len(got.Keep) != 3 {
+		t.Fatalf("the two one-file units merge, the three-file unit is kept: %+v", got)
+	}
+	if n := len(unitsOf(cp)); n != 2 {
+		t.Fatalf("%d units after six runs, want 2 (3 files and 3 files)", n)
+	}
+}
+
+func TestTier(t *testing.T) {
+	for _, c := range []struct {
+		bytes int64
+		base  int
+		want  int
+	}{{0, 8, 0}, {1, 8, 0}, {7, 8, 0}, {8, 8, 1}, {63, 8, 1}, {64, 8, 2}, {16 << 20, 8, 8}, {1023, 2, 9}, {1024, 2, 10}} {
+		if got := plan.Tier(c.bytes, c.base); got != c.want {
+			t.Errorf("Tier(%d, %d) = %d, want %d", c.bytes, c.base, got, c.want)
+		}
+	}
+}

@@ -101,9 +101,9 @@ type Options struct {
 	// TargetSegmentBytes caps the data file bytes of a coalesced unit
 	// (0: DefaultTargetSegmentBytes; never below CoalesceBelowBytes).
 	TargetSegmentBytes int64
-	// MergeSmallUnits: when one partition holds this many checkpointed
-	// units smaller than CoalesceBelowBytes, a run packs them again into
-	// one (P10; 0: never).
+	// MergeSmallUnits: when one size tier of a partition holds this many
+	// checkpointed units smaller than CoalesceBelowBytes, a run packs them
+	// again into one (P10; 0: never).
 	MergeSmallUnits int
 	// CacheBytes bounds the cache of decoded manifests and manifest lists
 	// shared by every plan of the Planner (0: DefaultCacheBytes; negative:

@@ -6,12 +6,12 @@ import (
 	"maps"
 	"runtime"
 	"slices"
-	"syscall"
 	"time"
 
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/bench/cli"
 	"github.com/floehq/floe/internal/bench/lake"
 	"github.com/floehq/floe/watcher/plan"
 )
@@ -152,21 +152,13 @@ func measure(f func() error) (cost, error) {
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	cpu0 := cpuTime()
+	cpu0 := cli.CPUTime()
 	start := time.Now()
 	err := f()
 	wall := time.Since(start)
-	cpu := cpuTime() - cpu0
+	cpu := cli.CPUTime() - cpu0
 	runtime.ReadMemStats(&m1)
 	return cost{wall: wall, cpu: cpu, alloc: m1.TotalAlloc - m0.TotalAlloc}, err
-}
-
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // commit is the checkpoint a run commits after the plan.
