@@ -112,7 +112,7 @@ func stream(ctx context.Context, o options, dir string, merge int) (result, erro
 		return res, err
 	}
 	sink := pinot.NewLocalDir(filepath.Join(dir, "pinot"))
-	w := watcher.New(watcher.Deps{Store: store, Loader: lakeLoader{l}, Builder: watcher.IcebergBuilder{}, Uploader: sink,
+	w := watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: watcher.IcebergBuilder{}, Uploader: sink,
 		Planner: plan.New(plan.Options{CoalesceBelowBytes: 16 << 20, TargetSegmentBytes: 256 << 20, MergeSmallUnits: merge})},
 		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2})
 	if _, err := w.RunOnce(ctx, "events", "bench", nil); err != nil {
@@ -146,17 +146,6 @@ func stream(ctx context.Context, o options, dir string, merge int) (result, erro
 	}
 	res.segments = len(names)
 	return res, nil
-}
-
-// lakeLoader serves the benchmark table to the watcher.
-type lakeLoader struct{ l *lake.Lake }
-
-func (ld lakeLoader) LoadTable(ctx context.Context, _ checkpoint.Table) (*watcher.Source, error) {
-	tbl, err := ld.l.Load(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &watcher.Source{Table: tbl, MetadataLocation: tbl.MetadataLocation()}, nil
 }
 
 var reportBlock = report.Block{

@@ -23,17 +23,6 @@ const (
 	seedSchema = `{"schemaName":"events","dimensionFieldSpecs":[{"name":"id","dataType":"LONG"},{"name":"v","dataType":"STRING"}]}`
 )
 
-// lakeLoader serves the benchmark table to the watcher.
-type lakeLoader struct{ l *lake.Lake }
-
-func (ld lakeLoader) LoadTable(ctx context.Context, _ checkpoint.Table) (*watcher.Source, error) {
-	tbl, err := ld.l.Load(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &watcher.Source{Table: tbl, MetadataLocation: tbl.MetadataLocation()}, nil
-}
-
 // seedBuilder writes a placeholder tarball while seeding (the table's
 // first sync of thousands of files is not what is measured), then hands
 // over to the real builder.
@@ -71,7 +60,7 @@ func measureRuns(ctx context.Context, l *lake.Lake, dir string, runs int) (map[s
 	}
 	b := &seedBuilder{}
 	b.seeding.Store(true)
-	w := watcher.New(watcher.Deps{Store: store, Loader: lakeLoader{l}, Builder: b, Uploader: &listSink{served: map[string]bool{}}},
+	w := watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: b, Uploader: &listSink{served: map[string]bool{}}},
 		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 1 << 20})
 	if _, err := w.RunOnce(ctx, seedTable, "bench", nil); err != nil {
 		return nil, fmt.Errorf("seed the checkpoint: %w", err)

@@ -27,17 +27,6 @@ type backfill struct {
 	commits         int
 }
 
-// lakeLoader serves the benchmark table to an in-process watcher.
-type lakeLoader struct{ l *lake.Lake }
-
-func (ld lakeLoader) LoadTable(ctx context.Context, _ checkpoint.Table) (*watcher.Source, error) {
-	tbl, err := ld.l.Load(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &watcher.Source{Table: tbl, MetadataLocation: tbl.MetadataLocation()}, nil
-}
-
 // countingStore counts checkpoint commits.
 type countingStore struct {
 	checkpoint.Store
@@ -62,7 +51,7 @@ func measureBackfill(ctx context.Context, o options) (backfill, error) {
 		return backfill{}, err
 	}
 	work, sinkDir := filepath.Join(o.dir, "backfill-work"), filepath.Join(o.dir, "backfill-sink")
-	w := watcher.New(watcher.Deps{Store: store, Loader: lakeLoader{lk}, Builder: watcher.IcebergBuilder{},
+	w := watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: lk}, Builder: watcher.IcebergBuilder{},
 		Uploader: pinot.NewLocalDir(sinkDir)},
 		watcher.Options{Owner: "bench", WorkDir: work, BuildParallelism: 2, BatchFiles: o.batchFiles})
 	var peak atomic.Int64
