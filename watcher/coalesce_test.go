@@ -35,17 +35,7 @@ func TestWatcher_RunOnce_CoalescesSmallFiles(t *testing.T) {
 	if n, ids := segmentRows(t, store, up, root); n != 1 || len(ids) != 40 {
 		t.Fatalf("four small files: want one segment of 40 rows, got %d segments, %d ids", n, len(ids))
 	}
-	cp, _ := store.GetCheckpoint(context.Background(), "events")
-	var rows int64
-	for path, fs := range cp.Files {
-		if fs.Group == "" || len(fs.Segments) != 1 {
-			t.Fatalf("file %s is not recorded as a member of the unit: %+v", path, fs)
-		}
-		rows += fs.Rows
-	}
-	if len(cp.Files) != 4 || rows != 40 {
-		t.Fatalf("checkpoint: %d files holding %d rows, want 4 and 40", len(cp.Files), rows)
-	}
+	assertOneUnit(t, store, 4, 40)
 
 	l.deleteWhere(iceberg.LessThan(iceberg.Reference("id"), int64(3)))
 	if _, err := w.RunOnce(context.Background(), "events", "test", nil); err != nil {
@@ -95,18 +85,27 @@ func TestWatcher_RunOnce_MergesSmallSegmentsAcrossRuns(t *testing.T) {
 	if n != 1 || len(ids) != 40 || !ids[0] || !ids[39] {
 		t.Fatalf("after the merge: %d segments, %d ids; want one segment of ids 0..39", n, len(ids))
 	}
+	assertOneUnit(t, store, 4, 40)
+}
+
+// assertOneUnit checks that the checkpoint maps its files, all members of
+// one coalesced unit, to that unit's one segment, and that their rows add
+// up to rows.
+func assertOneUnit(t *testing.T, store checkpoint.Store, files int, rows int64) {
+	t.Helper()
 	cp, err := store.GetCheckpoint(context.Background(), "events")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rows int64
+	var n int64
+	group := ""
 	for path, fs := range cp.Files {
-		if fs.Group == "" || len(fs.Segments) != 1 {
-			t.Fatalf("file %s is not a member of the merged unit: %+v", path, fs)
+		if fs.Group == "" || len(fs.Segments) != 1 || group != "" && fs.Group != group {
+			t.Fatalf("file %s is not recorded as a member of the one unit %q: %+v", path, group, fs)
 		}
-		rows += fs.Rows
+		group, n = fs.Group, n+fs.Rows
 	}
-	if len(cp.Files) != 4 || rows != 40 {
-		t.Fatalf("checkpoint: %d files holding %d rows, want 4 and 40", len(cp.Files), rows)
+	if len(cp.Files) != files || n != rows {
+		t.Fatalf("checkpoint: %d files holding %d rows, want %d and %d", len(cp.Files), n, files, rows)
 	}
 }
