@@ -2,6 +2,10 @@ package watcher_test
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/iceberg-go"
@@ -49,8 +53,9 @@ func TestWatcher_RunOnce_CoalescesSmallFiles(t *testing.T) {
 
 // P10 through a real run: a writer adding one small file per snapshot
 // leaves one segment per run until the table holds three; the next run
-// merges them with its own file into one segment by an atomic replace,
-// the checkpoint maps every file to it, and Pinot holds every row once.
+// merges them into one segment by an atomic replace and adds its own
+// file's segment, the checkpoint maps the three files to the merged
+// segment, and Pinot holds every row once.
 func TestWatcher_RunOnce_MergesSmallSegmentsAcrossRuns(t *testing.T) {
 	l := newLake(t, iceberg.Properties{"format-version": "2"})
 	store := checkpoint.NewMemory()
@@ -78,14 +83,24 @@ func TestWatcher_RunOnce_MergesSmallSegmentsAcrossRuns(t *testing.T) {
 		}
 	}
 	run := sync()
-	if run.SegmentsGenerated != 1 || run.SegmentsDeleted != 3 {
-		t.Fatalf("the merging run must push one segment and retire three: %+v", run)
+	if run.SegmentsGenerated != 2 || run.SegmentsDeleted != 3 {
+		t.Fatalf("the merging run must push the merged segment and its file's, and retire three: %+v", run)
 	}
 	n, ids := segmentRows(t, store, up, root)
-	if n != 1 || len(ids) != 40 || !ids[0] || !ids[39] {
-		t.Fatalf("after the merge: %d segments, %d ids; want one segment of ids 0..39", n, len(ids))
+	if n != 2 || len(ids) != 40 || !ids[0] || !ids[39] {
+		t.Fatalf("after the merge: %d segments, %d ids; want two segments of ids 0..39", n, len(ids))
 	}
-	assertOneUnit(t, store, 4, 40)
+	cp, err := store.GetCheckpoint(context.Background(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	members := map[string]int{}
+	for _, fs := range cp.Files {
+		members[fs.Group]++
+	}
+	if len(cp.Files) != 4 || len(members) != 2 || members[""] != 1 {
+		t.Fatalf("checkpoint after the merge: want three files in one unit and one on its own, got %v", members)
+	}
 }
 
 // assertOneUnit checks that the checkpoint maps its files, all members of
@@ -107,5 +122,51 @@ func assertOneUnit(t *testing.T, store checkpoint.Store, files int, rows int64) 
 	}
 	if len(cp.Files) != files || n != rows {
 		t.Fatalf("checkpoint: %d files holding %d rows, want %d and %d", len(cp.Files), n, files, rows)
+	}
+}
+
+// P10 and bad input: a merge re-reads files that were converted long ago.
+// When one of them can no longer be read, only the merge fails (with
+// continueOnFileError): the run's new file still lands, the old segments
+// keep serving their rows, and the error names the file.
+func TestWatcher_RunOnce_UnreadableFileFailsOnlyTheMerge(t *testing.T) {
+	l := newLake(t, iceberg.Properties{"format-version": "2"})
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up,
+		Planner: plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 3})},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
+	if err := store.CreateTable(context.Background(), realTable(t, l, map[string]string{watcher.KeyContinueOnFileError: "true"})); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		l.appendRows(10)
+		if _, err := w.RunOnce(context.Background(), "events", "test", nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cp, err := store.GetCheckpoint(context.Background(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gone string
+	for path := range cp.Files {
+		gone = path
+		break
+	}
+	if err := os.Remove(strings.TrimPrefix(gone, "file://")); err != nil {
+		t.Fatal(err)
+	}
+	l.appendRows(10)
+	run, err := w.RunOnce(context.Background(), "events", "test", nil)
+	if err == nil && run.FilesFailed == 0 {
+		t.Fatalf("the merge of a missing file did not fail: %+v", run)
+	}
+	if !strings.Contains(run.Error+fmt.Sprint(err), filepath.Base(gone)) {
+		t.Fatalf("the failure does not name %s: %q, %v", gone, run.Error, err)
+	}
+	if n, ids := segmentRows(t, store, up, root); n != 4 || len(ids) != 40 {
+		t.Fatalf("after the failed merge: %d segments, %d ids; want the 3 old segments and the new file's, 40 ids", n, len(ids))
 	}
 }

@@ -11,16 +11,21 @@ import (
 
 // coalesce turns the files to build into units (P6). A file of at least
 // CoalesceBelowBytes is a unit on its own. Smaller files are packed per
-// partition: sorted by path, each joins the current unit until the next
+// partition, the files a merge rebuilds (merging, P10) apart from the
+// others: sorted by path, each joins the current unit until the next
 // would take its data files past TargetSegmentBytes. A pack of one file is
 // a unit of that file. Units are sorted by key. The result depends only on
 // the files given, never on the order they come in.
-func (p *Planner) coalesce(tableName string, files []File) []Unit {
+func (p *Planner) coalesce(tableName string, files []File, merging map[string]bool) []Unit {
 	units := make([]Unit, 0, len(files))
 	small := map[string][]File{}
 	for _, f := range files {
 		if f.SizeBytes < p.opts.CoalesceBelowBytes {
-			small[f.Partition] = append(small[f.Partition], f)
+			pack := f.Partition
+			if merging[f.Path] {
+				pack += "\x00merge"
+			}
+			small[pack] = append(small[pack], f)
 			continue
 		}
 		units = append(units, fileUnit(tableName, f))

@@ -20,7 +20,7 @@ func TestPlanner_Coalesce(t *testing.T) {
 		smallFile("a/1", "x", 90), smallFile("a/2", "x", 90), smallFile("a/3", "x", 90), smallFile("a/4", "x", 90),
 		smallFile("b/1", "y", 50), smallFile("c/1", "x", 100), smallFile("d/1", "z", 10),
 	}
-	units := p.coalesce("t", files)
+	units := p.coalesce("t", files, nil)
 	var got []string
 	for _, u := range units {
 		var paths []string
@@ -43,7 +43,7 @@ func TestPlanner_Coalesce(t *testing.T) {
 	}
 	rev := slices.Clone(files)
 	slices.Reverse(rev)
-	if fmt.Sprint(p.coalesce("t", rev)) != fmt.Sprint(units) {
+	if fmt.Sprint(p.coalesce("t", rev, nil)) != fmt.Sprint(units) {
 		t.Fatal("units depend on the order of the files")
 	}
 	changed := slices.Clone(files)
@@ -51,7 +51,7 @@ func TestPlanner_Coalesce(t *testing.T) {
 	if a, b := groupKey("t", files[:2]), groupKey("t", changed[:2]); a == b {
 		t.Fatal("a member's new fingerprint must give the unit a new key")
 	}
-	if off := New(Options{}).coalesce("t", files); len(off) != len(files) {
+	if off := New(Options{}).coalesce("t", files, nil); len(off) != len(files) {
 		t.Fatalf("coalescing off: %d units for %d files", len(off), len(files))
 	}
 }

@@ -20,13 +20,14 @@ type comparison struct {
 	pool      []candidate
 	leave     map[string]bool // checkpoint files that are not kept
 	broken    map[string]bool // coalesced units of the checkpoint that lost or changed a member
+	merging   map[string]bool // checkpoint files a merge rebuilds (P10)
 	drop      []string
 	live      int
 	replacing bool
 }
 
 func newComparison() *comparison {
-	return &comparison{leave: map[string]bool{}, broken: map[string]bool{}}
+	return &comparison{leave: map[string]bool{}, broken: map[string]bool{}, merging: map[string]bool{}}
 }
 
 // rebuild puts a live file in the pool; old is its checkpoint state, if
@@ -76,7 +77,7 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 	if reason != "" || err != nil {
 		return nil, reason, err
 	}
-	out.Build = j.p.coalesce(j.tableName, files)
+	out.Build = j.p.coalesce(j.tableName, files, c.merging)
 	return out, "", nil
 }
 

@@ -106,8 +106,9 @@
 //     and the files the run builds anyway come to at most
 //     TargetSegmentBytes, the run rebuilds those units' files (tiers by
 //     partition and tier, units by key, up to TargetSegmentBytes of data
-//     files in all); they are packed (P6) with the run's other files of
-//     the partition. So a writer that adds a few small files per snapshot
+//     files in all); they are packed (P6) among themselves, apart from
+//     the run's other files, so a file that can no longer be read fails
+//     the merge, never the run's new data. So a writer that adds a few small files per snapshot
 //     leaves fewer than M small segments per tier and partition, not one
 //     per run, and a file is rebuilt about once per tier it climbs.
 package plan

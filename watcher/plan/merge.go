@@ -23,8 +23,9 @@ type smallUnit struct {
 // leaves one small unit per run. Small units are ranked in size tiers
 // (tier t holds units of MergeSmallUnits^t up to MergeSmallUnits^(t+1)
 // bytes); when one tier of a partition holds MergeSmallUnits units, the
-// run rebuilds their files with its own, coalesce packs them into a unit
-// about one tier up, and the plan replaces the old segments. Merging like
+// run rebuilds their files, coalesce packs them into a unit about one tier
+// up (apart from the run's new files, so a file that can no longer be read
+// fails the merge only), and the plan replaces the old segments. Merging like
 // sizes only keeps the re-reading logarithmic: a file is rebuilt about
 // once per tier it climbs, not at every merge. Tiers are taken by
 // partition, then tier, their units by key, up to TargetSegmentBytes of
@@ -62,6 +63,7 @@ func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint) {
 					f = liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}
 				}
 				c.rebuild(path, f, fs.DeleteFingerprint, fs, true)
+				c.merging[path] = true
 			}
 		}
 	}

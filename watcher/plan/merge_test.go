@@ -24,8 +24,8 @@ func unitsOf(cp checkpoint.Checkpoint) map[string]int {
 
 // P10, P8: a writer that adds one small file per snapshot gets one small
 // unit per run until the partition holds MergeSmallUnits of them; the next
-// run packs them with its own file into one unit (Replacing, the old units
-// gone from Keep), and the cycle starts again from that unit.
+// run packs them into one unit (Replacing, the old units gone from Keep)
+// and its own file into another, and the cycle starts again.
 func TestPlanner_Plan_MergesSmallUnitsAcrossRuns(t *testing.T) {
 	l := newLake(t, lakeConfig{version: 2})
 	p := plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 4})
@@ -43,14 +43,21 @@ func TestPlanner_Plan_MergesSmallUnitsAcrossRuns(t *testing.T) {
 	}
 	l.appendRows(10)
 	merged := plans(t, p, l.load(), cp)
-	if !merged.Replacing || len(merged.Build) != 1 || len(merged.Build[0].Files) != 5 || len(merged.Keep) != 0 ||
-		!strings.HasPrefix(merged.Build[0].Key, "events_g") {
-		t.Fatalf("P10: the fifth run must pack the 4 small units and its file into one unit, replacing: %+v", merged)
+	if !merged.Replacing || len(merged.Build) != 2 || len(merged.Keep) != 0 || len(unitFilesOf(merged)) != 5 {
+		t.Fatalf("P10: the fifth run must pack the 4 small units into one unit and its file into another, replacing: %+v", merged)
+	}
+	var packed plan.Unit
+	for _, u := range merged.Build {
+		if len(u.Files) == 4 {
+			packed = u
+		}
+	}
+	if !strings.HasPrefix(packed.Key, "events_g") {
+		t.Fatalf("P10: no unit of the 4 merged files: %+v", merged.Build)
 	}
 	cp = commit(cp, l.load(), merged, nil)
-	units := unitsOf(cp)
-	if len(units) != 1 || len(cp.Files) != 5 {
-		t.Fatalf("after the merge: %d units over %d files, want 1 over 5", len(units), len(cp.Files))
+	if units := unitsOf(cp); len(units) != 2 || len(cp.Files) != 5 {
+		t.Fatalf("after the merge: %d units over %d files, want 2 over 5", len(units), len(cp.Files))
 	}
 	l.appendRows(10)
 	next := plans(t, p, l.load(), cp)
@@ -102,8 +109,8 @@ func unitFilesOf(p *plan.Plan) []string {
 
 // P10: merges take units of one size tier only, so a merged unit is not
 // read again each time a new small unit appears beside it: with
-// MergeSmallUnits 2, a unit of three files and a unit of one stay apart;
-// the second one-file unit merges with the first one-file unit.
+// MergeSmallUnits 2, a unit of two files and a unit of one stay apart;
+// the next one-file unit merges with that one-file unit.
 func TestPlanner_Plan_MergesBySizeTier(t *testing.T) {
 	l := newLake(t, lakeConfig{version: 2})
 	p := plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 2})
@@ -117,18 +124,17 @@ func TestPlanner_Plan_MergesBySizeTier(t *testing.T) {
 	}
 	step()
 	step()
-	if got := step(); !got.Replacing || len(unitFilesOf(got)) != 3 {
-		t.Fatalf("two one-file units of one tier merge with the run's file: %+v", got)
+	if got := step(); !got.Replacing || len(got.Build) != 2 || len(unitFilesOf(got)) != 3 {
+		t.Fatalf("two one-file units of one tier merge, the run's file is a unit of its own: %+v", got)
 	}
-	step()
 	if got := step(); got.Replacing {
-		t.Fatalf("a three-file unit and a one-file unit are of different tiers and must not merge: %+v", got)
+		t.Fatalf("a two-file unit and a one-file unit are of different tiers and must not merge: %+v", got)
 	}
-	if got := step(); !got.Replacing || len(unitFilesOf(got)) != 3 || len(got.Keep) != 3 {
-		t.Fatalf("the two one-file units merge, the three-file unit is kept: %+v", got)
+	if got := step(); !got.Replacing || len(unitFilesOf(got)) != 3 || len(got.Keep) != 2 {
+		t.Fatalf("the two one-file units merge, the two-file unit is kept: %+v", got)
 	}
-	if n := len(unitsOf(cp)); n != 2 {
-		t.Fatalf("%d units after six runs, want 2 (3 files and 3 files)", n)
+	if n := len(unitsOf(cp)); n != 3 {
+		t.Fatalf("%d units after five runs, want 3 (2 files, 2 files, 1 file)", n)
 	}
 }
 
