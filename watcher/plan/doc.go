@@ -109,6 +109,6 @@
 //     files in all); they are packed (P6) among themselves, apart from
 //     the run's other files, so a file that can no longer be read fails
 //     the merge, never the run's new data. So a writer that adds a few small files per snapshot
-//     leaves fewer than M small segments per tier and partition, not one
+//     leaves at most M small segments per tier and partition, not one
 //     per run, and a file is rebuilt about once per tier it climbs.
 package plan
