@@ -57,16 +57,7 @@ func TestWatcher_RunOnce_CoalescesSmallFiles(t *testing.T) {
 // file's segment, the checkpoint maps the three files to the merged
 // segment, and Pinot holds every row once.
 func TestWatcher_RunOnce_MergesSmallSegmentsAcrossRuns(t *testing.T) {
-	l := newLake(t, iceberg.Properties{"format-version": "2"})
-	store := checkpoint.NewMemory()
-	root := t.TempDir()
-	up := pinot.NewLocalDir(root)
-	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up,
-		Planner: plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 3})},
-		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
-	if err := store.CreateTable(context.Background(), realTable(t, l, nil)); err != nil {
-		t.Fatal(err)
-	}
+	l, w, store, up, root := mergingWatcher(t, nil)
 	sync := func() checkpoint.Run {
 		t.Helper()
 		l.appendRows(10)
@@ -130,16 +121,7 @@ func assertOneUnit(t *testing.T, store checkpoint.Store, files int, rows int64) 
 // continueOnFileError): the run's new file still lands, the old segments
 // keep serving their rows, and the error names the file.
 func TestWatcher_RunOnce_UnreadableFileFailsOnlyTheMerge(t *testing.T) {
-	l := newLake(t, iceberg.Properties{"format-version": "2"})
-	store := checkpoint.NewMemory()
-	root := t.TempDir()
-	up := pinot.NewLocalDir(root)
-	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up,
-		Planner: plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 3})},
-		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
-	if err := store.CreateTable(context.Background(), realTable(t, l, map[string]string{watcher.KeyContinueOnFileError: "true"})); err != nil {
-		t.Fatal(err)
-	}
+	l, w, store, up, root := mergingWatcher(t, map[string]string{watcher.KeyContinueOnFileError: "true"})
 	for range 3 {
 		l.appendRows(10)
 		if _, err := w.RunOnce(context.Background(), "events", "test", nil); err != nil {
@@ -169,4 +151,22 @@ func TestWatcher_RunOnce_UnreadableFileFailsOnlyTheMerge(t *testing.T) {
 	if n, ids := segmentRows(t, store, up, root); n != 4 || len(ids) != 40 {
 		t.Fatalf("after the failed merge: %d segments, %d ids; want the 3 old segments and the new file's, 40 ids", n, len(ids))
 	}
+}
+
+// mergingWatcher is a watcher that coalesces small files and merges three
+// small units (P10), over a new lake's table with the task config given,
+// pushing to a local segment directory under root.
+func mergingWatcher(t *testing.T, taskConfig map[string]string) (*lake, *watcher.Watcher, checkpoint.Store, *pinot.LocalDir, string) {
+	t.Helper()
+	l := newLake(t, iceberg.Properties{"format-version": "2"})
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up,
+		Planner: plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 3})},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
+	if err := store.CreateTable(context.Background(), realTable(t, l, taskConfig)); err != nil {
+		t.Fatal(err)
+	}
+	return l, w, store, up, root
 }

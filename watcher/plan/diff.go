@@ -156,12 +156,19 @@ func (c *comparison) regroup(lv *live, cp checkpoint.Checkpoint) {
 		if fs.Group == "" || !c.broken[fs.Group] || c.leave[path] || !lv.has(path) {
 			continue
 		}
-		f, ok := lv.files[path]
-		if !ok {
-			f = liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}
-		}
-		c.rebuild(path, f, fs.DeleteFingerprint, fs, true)
+		c.rebuildKept(path, fs, lv)
 	}
+}
+
+// rebuildKept puts a checkpointed file that is live and unchanged in the
+// pool (its unit is rebuilt), as the snapshot has it when the plan read
+// its manifest entry, else as the checkpoint recorded it.
+func (c *comparison) rebuildKept(path string, fs checkpoint.FileState, lv *live) {
+	f, ok := lv.files[path]
+	if !ok {
+		f = liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}
+	}
+	c.rebuild(path, f, fs.DeleteFingerprint, fs, true)
 }
 
 // keep is the checkpoint's files minus those not kept, with the partition

@@ -44,28 +44,36 @@ func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint) {
 		if len(units) < p.opts.MergeSmallUnits {
 			continue
 		}
-		slices.SortFunc(units, func(a, b *smallUnit) int { return strings.Compare(a.key, b.key) })
 		var take []*smallUnit
-		for _, u := range units {
-			if u.bytes > budget {
-				break
-			}
-			take, budget = append(take, u), budget-u.bytes
-		}
-		if len(take) < 2 {
+		if take, budget = within(units, budget); len(take) < 2 {
 			break
 		}
 		for _, u := range take {
-			for _, path := range u.paths {
-				fs := cp.Files[path]
-				f, ok := lv.files[path]
-				if !ok {
-					f = liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}
-				}
-				c.rebuild(path, f, fs.DeleteFingerprint, fs, true)
-				c.merging[path] = true
-			}
+			c.mergeUnit(u, lv, cp)
 		}
+	}
+}
+
+// within returns the units, by key, that fit in budget bytes, and the
+// budget left.
+func within(units []*smallUnit, budget int64) ([]*smallUnit, int64) {
+	slices.SortFunc(units, func(a, b *smallUnit) int { return strings.Compare(a.key, b.key) })
+	var take []*smallUnit
+	for _, u := range units {
+		if u.bytes > budget {
+			break
+		}
+		take, budget = append(take, u), budget-u.bytes
+	}
+	return take, budget
+}
+
+// mergeUnit puts the files of a checkpointed unit in the pool, marked as
+// merging (packed apart from the run's new files).
+func (c *comparison) mergeUnit(u *smallUnit, lv *live, cp checkpoint.Checkpoint) {
+	for _, path := range u.paths {
+		c.rebuildKept(path, cp.Files[path], lv)
+		c.merging[path] = true
 	}
 }
 
