@@ -19,10 +19,7 @@ type checkpointPage struct {
 	Summary            checkpoint.CheckpointSummary `json:"summary"`
 	SnapshotFileCounts map[int64]int                `json:"snapshotFileCounts,omitempty"`
 	Files              []fileView                   `json:"files"`
-	Page               int                          `json:"page"`
-	PageSize           int                          `json:"pageSize"`
-	Total              int                          `json:"total"`
-	Pages              int                          `json:"pages"`
+	pageInfo
 }
 
 // handleCheckpoint answers the checkpoint's summary and one page of its
@@ -47,11 +44,10 @@ func (s *Server) handleCheckpoint(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	slices.Sort(paths)
-	total := len(paths)
-	lo := min((page-1)*size, total)
-	out := checkpointPage{Summary: cp.Summary(), SnapshotFileCounts: cp.SnapshotFileCounts, Files: []fileView{},
-		Page: page, PageSize: size, Total: total, Pages: max(1, (total+size-1)/size)}
-	for _, p := range paths[lo:min(lo+size, total)] {
+	pi := newPageInfo(page, size, len(paths))
+	out := checkpointPage{Summary: cp.Summary(), SnapshotFileCounts: cp.SnapshotFileCounts, Files: []fileView{}, pageInfo: pi}
+	lo, hi := pi.bounds()
+	for _, p := range paths[lo:hi] {
 		out.Files = append(out.Files, fileView{Path: p, FileState: cp.Files[p]})
 	}
 	writeJSON(w, http.StatusOK, out)

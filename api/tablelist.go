@@ -106,11 +106,28 @@ type row struct {
 
 // listPage is the answer of GET /api/v1/tables.
 type listPage struct {
-	Tables   []tableView `json:"tables"`
-	Page     int         `json:"page"`
-	PageSize int         `json:"pageSize"`
-	Total    int         `json:"total"`
-	Pages    int         `json:"pages"`
+	Tables []tableView `json:"tables"`
+	pageInfo
+}
+
+// pageInfo says where a page sits in a paginated answer.
+type pageInfo struct {
+	Page     int `json:"page"`
+	PageSize int `json:"pageSize"`
+	Total    int `json:"total"`
+	Pages    int `json:"pages"`
+}
+
+// newPageInfo is page page of size items of total (at least one page,
+// an empty one when there is nothing).
+func newPageInfo(page, size, total int) pageInfo {
+	return pageInfo{Page: page, PageSize: size, Total: total, Pages: max(1, (total+size-1)/size)}
+}
+
+// bounds is the page's slice of the total items: [lo, hi).
+func (p pageInfo) bounds() (lo, hi int) {
+	lo = min((p.Page-1)*p.PageSize, p.Total)
+	return lo, min(lo+p.PageSize, p.Total)
 }
 
 // handleListTables answers one page of the tables. The table records come
@@ -145,17 +162,16 @@ func (s *Server) handleListTables(w http.ResponseWriter, r *http.Request) {
 	} else if lq.desc {
 		slices.Reverse(rows)
 	}
-	total := len(rows)
-	lo := min((lq.page-1)*lq.pageSize, total)
-	rows = rows[lo:min(lo+lq.pageSize, total)]
+	pi := newPageInfo(lq.page, lq.pageSize, len(rows))
+	lo, hi := pi.bounds()
+	rows = rows[lo:hi]
 	if !lq.needsOverviews() {
 		if rows, err = s.withOverviews(r, rows, statuses, now); err != nil {
 			s.writeErr(w, err)
 			return
 		}
 	}
-	out := listPage{Tables: make([]tableView, 0, len(rows)), Page: lq.page, PageSize: lq.pageSize, Total: total,
-		Pages: max(1, (total+lq.pageSize-1)/lq.pageSize)}
+	out := listPage{Tables: make([]tableView, 0, len(rows)), pageInfo: pi}
 	for _, rw := range rows {
 		if rw.ov.LastRun != nil {
 			rw.ov.LastRun.Log = nil // the runs endpoint has the log; pages stay light
