@@ -20,7 +20,7 @@ import (
 // manifests can name a local data file. Each such read is checked when it
 // happens. Reads through a remote FileIO (s3://) are not local and pass.
 type localGuard struct {
-	roots []string
+	roots allowedRoots // resolved once, when the connection opens
 }
 
 // wrap returns tbl with its FileIO guarded; a nil guard (a Config that
@@ -62,7 +62,7 @@ func isLocalFS(fs iceio.IO) bool {
 // guardedIO is a local FileIO that opens only files under roots.
 type guardedIO struct {
 	inner iceio.IO
-	roots []string
+	roots allowedRoots
 }
 
 var _ iceio.ReadFileIO = guardedIO{}
@@ -103,10 +103,7 @@ func (g guardedIO) Remove(name string) error {
 func (g guardedIO) resolve(name string) (string, error) {
 	path, err := localPath(name)
 	if err == nil {
-		path, err = realPath(path)
-	}
-	if err == nil {
-		err = within(path, g.roots)
+		path, err = g.roots.admit(path)
 	}
 	if err != nil {
 		return "", &Error{Op: "open local file", Resource: name, Kind: ErrAccessDenied,

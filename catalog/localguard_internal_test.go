@@ -20,7 +20,7 @@ func TestLocalGuard_Paths(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fs := (&localGuard{roots: []string{root}}).guard(iceio.LocalFS{})
+	fs := (&localGuard{roots: resolveRoots([]string{root})}).guard(iceio.LocalFS{})
 	rf, ok := fs.(iceio.ReadFileIO)
 	if !ok {
 		t.Fatal("the guarded FileIO does not read whole files")
@@ -76,7 +76,7 @@ func TestLocalGuard_MetadataLocation(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(outside, "v1.metadata.json"), []byte("{}"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	d := dataAccess{local: &localGuard{roots: []string{t.TempDir()}}}
+	d := dataAccess{local: &localGuard{roots: resolveRoots([]string{t.TempDir()})}}
 	_, err := d.loadFromLocation(t.Context(), TableIdent{Namespace: []string{"db"}, Name: "t"}, loc)
 	if !errors.Is(err, ErrAccessDenied) || !strings.Contains(err.Error(), "security.localRoots") {
 		t.Fatalf("metadata outside the roots: %v, want ErrAccessDenied naming security.localRoots", err)

@@ -93,7 +93,7 @@ func (p Policy) Resolve(cfg Config) (Config, error) {
 		return cfg, err
 	}
 	out := cfg
-	out.local = &localGuard{roots: slices.Clone(p.LocalRoots)}
+	out.local = &localGuard{roots: resolveRoots(slices.Clone(p.LocalRoots))}
 	out.Secrets = maps.Clone(cfg.Secrets)
 	for k, v := range cfg.Secrets {
 		val, err := p.secretRef(v, true)
@@ -108,26 +108,49 @@ func (p Policy) Resolve(cfg Config) (Config, error) {
 // within reports whether path (made absolute, symlinks followed as far as
 // they exist) lies under one of roots and outside the system directories.
 func within(path string, roots []string) error {
+	_, err := resolveRoots(roots).admit(path)
+	return err
+}
+
+// allowedRoots are directories local files may lie under: as configured
+// (for messages) and resolved, symlinks followed, without the ones
+// CheckRoot refuses.
+type allowedRoots struct {
+	named, real []string
+}
+
+// resolveRoots resolves roots once, so that checking a path costs the
+// path's resolution only.
+func resolveRoots(roots []string) allowedRoots {
+	a := allowedRoots{named: roots}
+	for _, root := range roots {
+		if r, err := realPath(root); err == nil && CheckRoot(r) == nil {
+			a.real = append(a.real, r)
+		}
+	}
+	return a
+}
+
+// admit returns path's real path (absolute, symlinks followed as far as
+// they exist) when it lies under one of the roots and outside the system
+// directories, and an error naming path otherwise.
+func (a allowedRoots) admit(path string) (string, error) {
 	real, err := realPath(path)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if sys := systemDir(real); sys != "" {
-		return fmt.Errorf("%s is under %s, which floe never reads", path, sys)
+		return "", fmt.Errorf("%s is under %s, which floe never reads", path, sys)
 	}
-	if len(roots) == 0 {
-		return fmt.Errorf("%s is refused: no local directory is allowed", path)
+	if len(a.named) == 0 {
+		return "", fmt.Errorf("%s is refused: no local directory is allowed", path)
 	}
-	for _, root := range roots {
-		r, err := realPath(root)
-		if err != nil || CheckRoot(r) != nil {
-			continue
-		}
+	for _, r := range a.real {
 		if real == r || strings.HasPrefix(real, r+string(filepath.Separator)) {
-			return nil
+			return real, nil
 		}
 	}
-	return fmt.Errorf("%s is outside the allowed directories (%s)", path, strings.Join(roots, ", "))
+	return "", fmt.Errorf("%s is outside the allowed directories (%s)", path, strings.Join(a.named, ", "))
 }
 
 // realPath makes path absolute and resolves symlinks in the longest part
