@@ -102,13 +102,14 @@
 //   - P10 Merge: a checkpointed unit is small when all its files are
 //     below CoalesceBelowBytes and together too; its tier is
 //     floor(log_M(its bytes)) for M = MergeSmallUnits. When one tier of a
-//     partition holds at least M small units that the run leaves alone,
-//     and the files the run builds anyway come to at most
-//     TargetSegmentBytes, the run rebuilds those units' files (tiers by
-//     partition and tier, units by key, up to TargetSegmentBytes of data
-//     files in all); they are packed (P6) among themselves, apart from
-//     the run's other files, so a file that can no longer be read fails
-//     the merge, never the run's new data. So a writer that adds a few small files per snapshot
-//     leaves at most M small segments per tier and partition, not one
-//     per run, and a file is rebuilt about once per tier it climbs.
+//     partition the run builds files of holds at least M small units that
+//     the run leaves alone, and the files the run builds anyway come to at
+//     most TargetSegmentBytes, the run rebuilds those units' files (tiers
+//     by partition and tier, units by key, up to TargetSegmentBytes of
+//     data files in all); they are packed (P6) among themselves, apart
+//     from the run's other files, so a file that can no longer be read
+//     fails the merge, never the run's new data. So a writer that adds a
+//     few small files per snapshot leaves at most M small segments per
+//     tier and partition, not one per run, and a file is rebuilt about
+//     once per tier it climbs.
 package plan

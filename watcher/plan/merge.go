@@ -25,7 +25,10 @@ type smallUnit struct {
 // bytes); when one tier of a partition holds MergeSmallUnits units, the
 // run rebuilds their files, coalesce packs them into a unit about one tier
 // up (apart from the run's new files, so a file that can no longer be read
-// fails the merge only), and the plan replaces the old segments. Merging like
+// fails the merge only), and the plan replaces the old segments. Only the
+// partitions the run builds files of are looked at: a partition without
+// new data has no new small unit, and a run that only adds to a few
+// partitions of a large checkpoint does not walk the others' units. Merging like
 // sizes only keeps the re-reading logarithmic: a file is rebuilt about
 // once per tier it climbs, not at every merge. Tiers are taken by
 // partition, then tier, their units by key, up to TargetSegmentBytes of
@@ -34,10 +37,11 @@ type smallUnit struct {
 // and the merge waits for a smaller run. Units that lost or changed a
 // member are not considered: regroup has rebuilt them.
 func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint) {
-	if p.opts.MergeSmallUnits < 2 || p.opts.CoalesceBelowBytes <= 0 || poolBytes(c.pool) > p.opts.TargetSegmentBytes {
+	if p.opts.MergeSmallUnits < 2 || p.opts.CoalesceBelowBytes <= 0 || len(c.pool) == 0 ||
+		poolBytes(c.pool) > p.opts.TargetSegmentBytes {
 		return
 	}
-	tiers := p.smallTiers(c, cp)
+	tiers := p.smallTiers(c, cp, poolPartitions(c.pool))
 	budget := p.opts.TargetSegmentBytes
 	for _, key := range slices.SortedFunc(maps.Keys(tiers), compareTierKeys) {
 		units := tiers[key]
@@ -100,11 +104,11 @@ func Tier(bytes int64, base int) int {
 	return t
 }
 
-// smallTiers groups the checkpoint's small units that the run leaves
-// alone by partition and size tier.
-func (p *Planner) smallTiers(c *comparison, cp checkpoint.Checkpoint) map[tierKey][]*smallUnit {
+// smallTiers groups the checkpoint's small units of the partitions parts
+// that the run leaves alone by partition and size tier.
+func (p *Planner) smallTiers(c *comparison, cp checkpoint.Checkpoint, parts map[string]bool) map[tierKey][]*smallUnit {
 	out := map[tierKey][]*smallUnit{}
-	for part, units := range p.smallUnits(c, cp) {
+	for part, units := range p.smallUnits(c, cp, parts) {
 		for _, u := range units {
 			k := tierKey{partition: part, tier: Tier(u.bytes, p.opts.MergeSmallUnits)}
 			out[k] = append(out[k], u)
@@ -113,14 +117,17 @@ func (p *Planner) smallTiers(c *comparison, cp checkpoint.Checkpoint) map[tierKe
 	return out
 }
 
-// smallUnits lists, per partition, the checkpoint's units that are small
-// and untouched by this run. A file without a recorded size (written
-// before sizes were) makes its unit not small.
-func (p *Planner) smallUnits(c *comparison, cp checkpoint.Checkpoint) map[string][]*smallUnit {
+// smallUnits lists, per partition of parts, the checkpoint's units that
+// are small and untouched by this run. A file without a recorded size
+// (written before sizes were) makes its unit not small.
+func (p *Planner) smallUnits(c *comparison, cp checkpoint.Checkpoint, parts map[string]bool) map[string][]*smallUnit {
 	units := map[string]*smallUnit{}
 	part := map[string]string{}
 	big := map[string]bool{}
 	for path, fs := range cp.Files {
+		if !parts[fs.Partition] {
+			continue
+		}
 		key := fs.Group
 		if key == "" {
 			key = "\x00" + path // a file on its own; never a group key
@@ -144,6 +151,15 @@ func (p *Planner) smallUnits(c *comparison, cp checkpoint.Checkpoint) map[string
 		}
 		slices.Sort(u.paths)
 		out[part[key]] = append(out[part[key]], u)
+	}
+	return out
+}
+
+// poolPartitions is the set of partitions of the files a run builds.
+func poolPartitions(pool []candidate) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range pool {
+		out[c.f.partition] = true
 	}
 	return out
 }

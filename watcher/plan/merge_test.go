@@ -149,3 +149,31 @@ func TestTier(t *testing.T) {
 		}
 	}
 }
+
+// P10: a merge looks only at the partitions the run builds files of: a
+// run adding to one partition merges that partition's small units and
+// leaves the others' alone, though they hold as many.
+func TestPlanner_Plan_MergesOnlyPartitionsWithNewFiles(t *testing.T) {
+	l := newLake(t, lakeConfig{version: 2, partitioned: true})
+	p := plan.New(plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 2})
+	var cp checkpoint.Checkpoint
+	for range 2 {
+		l.appendRows(3) // one file in each of the three partitions
+		got := plans(t, p, l.load(), cp)
+		if got.Replacing {
+			t.Fatalf("one small unit per partition is no merge: %+v", got)
+		}
+		cp = commit(cp, l.load(), got, nil)
+	}
+	l.appendRows(1) // the first partition only
+	got := plans(t, p, l.load(), cp)
+	parts := map[string]bool{}
+	for _, u := range got.Build {
+		for _, f := range u.Files {
+			parts[f.Partition] = true
+		}
+	}
+	if !got.Replacing || len(unitFilesOf(got)) != 3 || len(parts) != 1 || len(got.Keep) != 4 {
+		t.Fatalf("P10: the run must merge the two units of the partition it adds to and keep the other partitions' four files: %+v", got)
+	}
+}
