@@ -30,8 +30,9 @@ func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
 	c.createTable(r, "events")
 	phases := map[string]int{}
 	const rounds = 8
+	moments := []string{"build", "push", "swap", "commit", "plan", "sink", "random"}
 	for round := range rounds {
-		c.waitMoment(r, "events", killMoments[round%len(killMoments)], rng)
+		c.waitMoment(r, "events", moments[round%len(moments)], rng)
 		r.kill()
 		phases[lastPhase(r)]++
 		switch round % 4 {
@@ -117,9 +118,6 @@ func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
 	}
 	t.Logf("%d files in %d units, by size tier %v", len(cp.Files), len(units), tiers)
 }
-
-// killMoments are the moments waitMoment waits for, one a round in turn.
-var killMoments = []string{"build", "push", "swap", "commit", "plan", "sink", "random"}
 
 // waitMoment waits for the moment of a kill: the run reaching a given
 // phase (build, push, swap, commit, plan), the sink changing, or a random

@@ -89,11 +89,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		results = append(results, res)
 	}
 	block := render(o, results)
-	fmt.Fprint(stdout, block)
-	if o.report == "" {
-		return nil
-	}
-	return report.Update(o.report, reportBlock, block)
+	return report.Publish(stdout, o.report, reportBlock(), block)
 }
 
 // stream syncs a table once, then o.runs times after a snapshot of one
@@ -148,18 +144,21 @@ func stream(ctx context.Context, o options, dir string, merge int) (result, erro
 	return res, nil
 }
 
-var reportBlock = report.Block{
-	Begin: "<!-- bench-merge:begin -->",
-	End:   "<!-- bench-merge:end -->",
-	Section: "## Merging small segments across runs\n\n" +
-		"`make bench-merge` (scripts/bench-merge.sh → `internal/bench/merge`): a writer adds one small data file per " +
-		"snapshot and a watcher (memory store, local segment directory, the real segment builder) syncs after each " +
-		"snapshot, with `watcher.mergeSmallUnits` off and on, one after the other in one process.",
+// reportBlock is the benchmark's block of the report.
+func reportBlock() report.Block {
+	return report.Block{
+		Begin: "<!-- bench-merge:begin -->",
+		End:   "<!-- bench-merge:end -->",
+		Section: "## Merging small segments across runs\n\n" +
+			"`make bench-merge` (scripts/bench-merge.sh → `internal/bench/merge`): a writer adds one small data file per " +
+			"snapshot and a watcher (memory store, local segment directory, the real segment builder) syncs after each " +
+			"snapshot, with `watcher.mergeSmallUnits` off and on, one after the other in one process.",
+	}
 }
 
 func render(o options, rs []result) string {
 	var b []byte
-	b = fmt.Appendf(b, "%s\nLast run: %s, %d runs of one %d-row file each, %s.\n\n", reportBlock.Begin,
+	b = fmt.Appendf(b, "%s\nLast run: %s, %d runs of one %d-row file each, %s.\n\n", reportBlock().Begin,
 		time.Now().UTC().Format("2006-01-02 15:04 UTC"), o.runs, o.rows, runtime.Version())
 	b = append(b, "| contender | segments served | merging runs | rows built per row added | CPU s, all runs | run CPU ms, median | run CPU ms, max |\n|---|---:|---:|---:|---:|---:|---:|\n"...)
 	for _, r := range rs {
@@ -170,7 +169,7 @@ func render(o options, rs []result) string {
 		b = fmt.Appendf(b, "\nMerges on against off: **%.1f×** fewer segments, **%.2f×** the CPU time of the runs.\n",
 			float64(rs[0].segments)/float64(rs[1].segments), rs[1].cpu.Seconds()/rs[0].cpu.Seconds())
 	}
-	b = append(b, reportBlock.End+"\n"...)
+	b = append(b, reportBlock().End+"\n"...)
 	return string(b)
 }
 

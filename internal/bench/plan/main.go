@@ -22,6 +22,7 @@ import (
 
 	"github.com/floehq/floe/internal/bench/cli"
 	"github.com/floehq/floe/internal/bench/lake"
+	"github.com/floehq/floe/internal/bench/report"
 )
 
 func main() { cli.Main(context.Background(), "planbench", run) }
@@ -93,11 +94,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		results = append(results, res)
 	}
 	block := renderReport(o, results)
-	fmt.Fprint(stdout, block)
-	if o.report == "" {
-		return nil
-	}
-	return updateReport(o.report, block)
+	return report.Publish(stdout, o.report, reportBlock(), block)
 }
 
 // startProfile profiles the whole runs of the table of n files into

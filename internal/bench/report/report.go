@@ -5,6 +5,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -17,6 +18,16 @@ type Block struct {
 	// Section is the heading and introduction written before the block
 	// when the report lacks it (e.g. "## Planning\n\nHow it is measured.").
 	Section string
+}
+
+// Publish prints text to w and, when path is set, makes it b's block of
+// the report at path (Update).
+func Publish(w io.Writer, path string, b Block, text string) error {
+	fmt.Fprint(w, text)
+	if path == "" {
+		return nil
+	}
+	return Update(path, b, text)
 }
 
 // Update replaces the text between b's markers in the report at path with

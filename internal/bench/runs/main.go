@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 
 	"github.com/floehq/floe/internal/bench/cli"
+	"github.com/floehq/floe/internal/bench/report"
 )
 
 func main() { cli.Main(context.Background(), "runbench", run) }
@@ -88,9 +89,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	block := renderReport(o, bf, rs)
-	fmt.Fprint(stdout, block)
-	if o.report == "" {
-		return nil
-	}
-	return updateReport(o.report, block)
+	return report.Publish(stdout, o.report, reportBlock(), block)
 }

@@ -105,8 +105,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	block := renderReport(o, file, ms, gz, prof)
-	fmt.Fprint(stdout, block)
-	return updateReport(o.report, block)
+	return report.Publish(stdout, o.report, reportBlock(), block)
 }
 
 // ensureBenchFile generates the Parquet file unless it already exists.
@@ -338,7 +337,7 @@ func trimProfile(p string) string {
 	return strings.Join(keep, "\n")
 }
 
-// updateReport rewrites the benchmark's block of the report.
-func updateReport(path, block string) error {
-	return report.Update(path, report.Block{Begin: reportBegin, End: reportEnd, Section: "## Segment conversion\n\nRun with `make bench-segments` (scripts/bench-segments.sh)."}, block)
+// reportBlock is the benchmark's block of the report.
+func reportBlock() report.Block {
+	return report.Block{Begin: reportBegin, End: reportEnd, Section: "## Segment conversion\n\nRun with `make bench-segments` (scripts/bench-segments.sh)."}
 }

@@ -22,6 +22,7 @@ import (
 	"os"
 
 	"github.com/floehq/floe/internal/bench/cli"
+	"github.com/floehq/floe/internal/bench/report"
 )
 
 func main() { cli.Main(context.Background(), "tablebench", run) }
@@ -76,9 +77,5 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	block := renderReport(o, res)
-	fmt.Fprint(stdout, block)
-	if o.report == "" {
-		return nil
-	}
-	return updateReport(o.report, block)
+	return report.Publish(stdout, o.report, reportBlock(), block)
 }
