@@ -95,12 +95,7 @@ func TestWatcher_Metrics_FailedFile(t *testing.T) {
 	reg := withMetrics(t, h, nil)
 	h.lake.appendRows(10)
 	h.sync(t)
-	h.lake.appendRows(3)
-	for _, f := range liveFiles(t, h.lake) {
-		if _, ok := mustCheckpoint(t, h.store).Files[f]; !ok {
-			h.builder.fail[filepath.Base(f)] = true
-		}
-	}
+	h.appendFailingFile(t)
 	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
 		t.Fatal("want the run to fail")
 	}
@@ -145,12 +140,7 @@ func TestWatcher_RunLog(t *testing.T) {
 	withMetrics(t, h, &logs)
 	h.lake.appendRows(10)
 	h.sync(t)
-	h.lake.appendRows(3)
-	for _, f := range liveFiles(t, h.lake) {
-		if _, ok := mustCheckpoint(t, h.store).Files[f]; !ok {
-			h.builder.fail[filepath.Base(f)] = true
-		}
-	}
+	h.appendFailingFile(t)
 	h.builder.err = "corrupt parquet footer, key s3cr3t"
 	run, _ := h.w.RunOnce(context.Background(), "events", "test", nil)
 	runs, err := h.store.ListRuns(context.Background(), "events", 1)
@@ -226,4 +216,16 @@ func hasLine(lines []checkpoint.RunLogLine, level, msg string) bool {
 		}
 	}
 	return false
+}
+
+// appendFailingFile appends a file whose build fails: the live file the
+// checkpoint does not hold yet.
+func (h *harness) appendFailingFile(t *testing.T) {
+	t.Helper()
+	h.lake.appendRows(3)
+	for _, f := range liveFiles(t, h.lake) {
+		if _, ok := mustCheckpoint(t, h.store).Files[f]; !ok {
+			h.builder.fail[filepath.Base(f)] = true
+		}
+	}
 }
