@@ -3,8 +3,6 @@ package pinot
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -44,7 +42,10 @@ import (
 // replacement open or ended, never half of each.
 //
 // Tarballs are copied in under a unique temporary name and renamed into
-// place before the transition that serves them. The tarballs of segments a
+// place before the transition that serves them. A temporary name carries
+// its writer (localdir_temp.go), so SweepTemps, which floe runs when it
+// opens the sink, removes what a killed writer left and nothing a live one
+// is writing. The tarballs of segments a
 // transition retires are removed after it, best effort, and only while the
 // state then current neither serves them nor lists them in an open To list.
 //
@@ -53,13 +54,14 @@ import (
 // version 1, an end they logged but did not apply is finished, and they are
 // not read again.
 type LocalDir struct {
-	root string
+	root  string
+	owner tempOwner
 }
 
 var _ Uploader = (*LocalDir)(nil)
 
 // NewLocalDir returns an Uploader writing under root.
-func NewLocalDir(root string) *LocalDir { return &LocalDir{root: root} }
+func NewLocalDir(root string) *LocalDir { return &LocalDir{root: root, owner: thisProcess()} }
 
 const (
 	stateDirName = "state"
@@ -260,7 +262,7 @@ func (d *LocalDir) publish(tx *tableTx) (bool, error) {
 	}
 	next := tx.seq + 1
 	path := d.versionPath(tx.table, next)
-	tmp := tempName(path)
+	tmp := d.tempName(path)
 	defer os.Remove(tmp)
 	if err := os.WriteFile(tmp, b, 0o644); err != nil {
 		return false, fmt.Errorf("publish state of %s: %w", tx.table, err)
@@ -334,7 +336,7 @@ func (d *LocalDir) removeRetired(table string, names []string) {
 		if keep[name] || aside[name] != "" {
 			continue
 		}
-		tmp := tempName(p)
+		tmp := d.tempName(p)
 		if os.Rename(p, tmp) == nil {
 			aside[name] = tmp
 		}
@@ -361,7 +363,7 @@ func (d *LocalDir) EnsureTable(ctx context.Context, schema *Schema, table *Table
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create table dir %s: %w", dir, err)
 	}
-	if err := writeJSONFile(filepath.Join(dir, "schema.json"), schema, true); err != nil {
+	if err := d.writeJSONFile(filepath.Join(dir, "schema.json"), schema, true); err != nil {
 		return err
 	}
 	cfgPath := filepath.Join(dir, "tableConfig.json")
@@ -371,7 +373,7 @@ func (d *LocalDir) EnsureTable(ctx context.Context, schema *Schema, table *Table
 	if err := CheckGuard(ctx, Write{Op: OpCreateTable, Table: table.TableName}); err != nil {
 		return err
 	}
-	return writeJSONFile(cfgPath, table, false)
+	return d.writeJSONFile(cfgPath, table, false)
 }
 
 // ListSegments reads the table's served segments.
@@ -390,7 +392,7 @@ func (d *LocalDir) Upload(ctx context.Context, table string, seg Segment) error 
 	if _, err := os.Stat(d.tableDir(table)); err != nil {
 		return fmt.Errorf("upload segment %s: table %s: %w", seg.Name, table, ErrTableMissing)
 	}
-	tmp, err := copyToTemp(seg.TarPath, d.tarball(table, seg.Name))
+	tmp, err := d.copyToTemp(seg.TarPath, d.tarball(table, seg.Name))
 	if err != nil {
 		return fmt.Errorf("upload segment %s of %s: %w", seg.Name, table, err)
 	}
@@ -444,7 +446,7 @@ func (d *LocalDir) keepPlaced(ctx context.Context, w Write, table string, seg Se
 	if err != nil || !tx.kept()[seg.Name] {
 		return err
 	}
-	tmp, err := copyToTemp(seg.TarPath, d.tarball(table, seg.Name))
+	tmp, err := d.copyToTemp(seg.TarPath, d.tarball(table, seg.Name))
 	if err != nil {
 		return fmt.Errorf("upload segment %s of %s: %w", seg.Name, table, err)
 	}
@@ -483,12 +485,12 @@ func readJSONFile(path string, v any) (bool, error) {
 // writeJSONFile writes v as indented JSON through a uniquely named temp
 // file, then renames it over path (replace) or links it to path, keeping
 // an existing file.
-func writeJSONFile(path string, v any, replace bool) error {
+func (d *LocalDir) writeJSONFile(path string, v any, replace bool) error {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode %s: %w", path, err)
 	}
-	tmp := tempName(path)
+	tmp := d.tempName(path)
 	defer os.Remove(tmp)
 	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
@@ -504,22 +506,15 @@ func writeJSONFile(path string, v any, replace bool) error {
 	return nil
 }
 
-// tempName returns a name beside path that no other writer uses.
-func tempName(path string) string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return path + ".tmp-" + hex.EncodeToString(b[:])
-}
-
 // copyToTemp copies src to a unique temporary file beside dst and returns
 // its name.
-func copyToTemp(src, dst string) (string, error) {
+func (d *LocalDir) copyToTemp(src, dst string) (string, error) {
 	in, err := os.Open(src)
 	if err != nil {
 		return "", err
 	}
 	defer in.Close()
-	tmp := tempName(dst)
+	tmp := d.tempName(dst)
 	out, err := os.Create(tmp)
 	if err != nil {
 		return "", err

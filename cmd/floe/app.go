@@ -81,7 +81,13 @@ func newUploader(ctx context.Context, cfg config.Pinot) (pinot.Uploader, error) 
 		if err := os.MkdirAll(cfg.SegmentDir, 0o755); err != nil {
 			return nil, fmt.Errorf("create segment directory: %w", err)
 		}
-		return pinot.NewLocalDir(cfg.SegmentDir), nil
+		sink := pinot.NewLocalDir(cfg.SegmentDir)
+		// A process killed while copying a tarball in or publishing a
+		// state version left a temporary file; nothing else removes it.
+		if _, err := sink.SweepTemps(ctx); err != nil {
+			return nil, err
+		}
+		return sink, nil
 	}
 	c, err := pinot.NewController(cfg.ControllerURL, cfg.Timeout, cfg.Headers)
 	if err != nil {

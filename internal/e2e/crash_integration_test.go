@@ -49,6 +49,7 @@ func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
 	cp := c.waitConverged("events", 90*time.Second)
 	c.assertExact("events", cp)
 	c.assertNoDeadWorkDirs()
+	c.assertNoLeftoverTemps()
 	t.Logf("kills by the phase the run was in: %v", phases)
 	if mid := rounds - phases[""]; mid < rounds/2 {
 		t.Fatalf("only %d of %d kills landed during a run (%v): the test did not exercise crashes mid-run", mid, rounds, phases)
@@ -98,6 +99,7 @@ func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
 	}
 	c.assertExact("events", cp)
 	c.assertNoDeadWorkDirs()
+	c.assertNoLeftoverTemps()
 	units := map[string]int64{} // unit → data file bytes
 	for path, fs := range cp.Files {
 		key := fs.Group

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
@@ -254,5 +255,22 @@ func (c *cluster) assertNoDeadWorkDirs() {
 	})
 	if len(left) > 0 {
 		c.t.Fatalf("files of dead runs left in the work directory: %v", left)
+	}
+}
+
+// assertNoLeftoverTemps checks that no temporary file (a tarball being
+// copied in, a state version being published) is left in the sink: every
+// process start sweeps those of killed writers.
+func (c *cluster) assertNoLeftoverTemps() {
+	c.t.Helper()
+	var left []string
+	_ = filepath.WalkDir(c.sink, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && strings.Contains(d.Name(), ".tmp-") {
+			left = append(left, path)
+		}
+		return nil
+	})
+	if len(left) > 0 {
+		c.t.Fatalf("temporary files of killed writers left in the sink: %v", left)
 	}
 }
