@@ -8,6 +8,7 @@ import (
 
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
+	floeparquet "github.com/floehq/floe/segments/parquet"
 )
 
 // binding is how a build reads the Pinot schema's columns from a
@@ -21,13 +22,17 @@ type binding struct {
 	ids   map[string]int    // their field ids
 	paths map[string]string // their Arrow column paths in a scan of the snapshot
 	full  *pinot.Schema     // every column; set only when some are written null
+	// names finds the field ids in a data file written without them
+	// (add_files, a migrated table): the table's name mapping, else the
+	// snapshot schema's names.
+	names []floeparquet.MappedField
 }
 
 // bindSnapshot binds req.Schema to the schema of the snapshot it builds.
 func bindSnapshot(req BuildRequest) binding {
 	sc := snapshotSchemaOf(req.Source, req.SnapshotID)
 	b := binding{read: &pinot.Schema{Name: req.Schema.Name, EnableColumnNullHandle: req.Schema.EnableColumnNullHandle},
-		ids: map[string]int{}, paths: map[string]string{}}
+		ids: map[string]int{}, paths: map[string]string{}, names: nameMapping(req.Source, sc)}
 	for _, f := range req.Schema.Fields {
 		id, ok := req.Table.FieldIDs[f.Name]
 		if !ok {
@@ -47,6 +52,27 @@ func bindSnapshot(req BuildRequest) binding {
 		b.ids[f.Name], b.paths[f.Name] = id, path
 	}
 	return b
+}
+
+// nameMapping is the table's name mapping (schema.name-mapping.default),
+// or, when it has none, one that maps each field of sc by its name.
+func nameMapping(tbl *table.Table, sc *iceberg.Schema) []floeparquet.MappedField {
+	nm := tbl.NameMapping()
+	if nm == nil {
+		nm = sc.NameMapping()
+	}
+	return mappedFields(nm)
+}
+
+func mappedFields(fields []iceberg.MappedField) []floeparquet.MappedField {
+	if len(fields) == 0 {
+		return nil
+	}
+	out := make([]floeparquet.MappedField, len(fields))
+	for i, f := range fields {
+		out[i] = floeparquet.MappedField{ID: f.ID(), Names: f.Names, Fields: mappedFields(f.Fields)}
+	}
+	return out
 }
 
 // snapshotSchemaOf is the schema the snapshot was written with (the

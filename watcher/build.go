@@ -31,8 +31,10 @@ type IcebergBuilder struct {
 	BatchRows int
 	// ScanOnly reads every file through iceberg-go's Arrow scan. Without
 	// it, a data file no delete file applies to, whose columns all bind by
-	// Iceberg field id, is read with floe's own Parquet source: the same
-	// values at lower CPU and memory (docs/benchmarks.md, "The sync path").
+	// Iceberg field id (or, in a file written without field ids, by the
+	// table's name mapping), is read with floe's own Parquet source: the
+	// same values at lower CPU and memory (docs/benchmarks.md, "The sync
+	// path").
 	ScanOnly bool
 }
 
@@ -167,7 +169,7 @@ func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Sour
 		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
 	}
 	src, err := floeparquet.NewSource(ctx, file, info.Size(), floeparquet.Config{Schema: b.read, FieldIDs: b.ids,
-		Name: f.Path, BatchRows: u.b.BatchRows, TempDir: u.req.OutDir})
+		NameMapping: b.names, Name: f.Path, BatchRows: u.b.BatchRows, TempDir: u.req.OutDir})
 	if errors.Is(err, segments.ErrColumnMismatch) {
 		file.Close()
 		return nil, false, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/segments/read"
@@ -144,5 +145,63 @@ func testDeletes(t *testing.T, props iceberg.Properties) {
 	// A file with nothing to hold is not rebuilt by the next run.
 	if run, err = w.RunOnce(context.Background(), "events", "test", nil); err != nil || run.SegmentsGenerated != 0 {
 		t.Fatalf("idle run: %+v, %v", run, err)
+	}
+}
+
+type noIDRow struct {
+	ID int64  `parquet:"id"`
+	V  string `parquet:"v"`
+}
+
+// A data file written without Iceberg field ids and registered with
+// add_files is read with floe's Parquet source, its columns bound by the
+// table's name mapping, not through the slower Iceberg scan; every row
+// lands once.
+func TestIcebergBuilder_ReadsFilesWithoutFieldIDsDirectly(t *testing.T) {
+	l := newLake(t)
+	rows := make([]noIDRow, 500)
+	for i := range rows {
+		rows[i] = noIDRow{ID: int64(i), V: fmt.Sprint("v", i)}
+	}
+	path := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "noids.parquet"), rows)
+	tx := l.load().NewTransaction()
+	if err := tx.AddFiles(context.Background(), []string{"file://" + path}, nil, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tbl := l.load()
+	if tbl.NameMapping() == nil {
+		t.Fatal("add_files left the table without a name mapping")
+	}
+	rec := realTable(t, l, nil)
+	p, err := plan.New(plan.Options{}).Plan(context.Background(), "events", tbl, checkpoint.Checkpoint{})
+	if err != nil || len(p.Build) != 1 {
+		t.Fatalf("plan: %d units, %v", len(p.Build), err)
+	}
+	var sc pinot.Schema
+	if err := json.Unmarshal(rec.SchemaJSON, &sc); err != nil {
+		t.Fatal(err)
+	}
+	req := watcher.BuildRequest{Table: rec, Schema: &sc, Source: tbl, SnapshotID: p.SnapshotID, Unit: p.Build[0], OutDir: t.TempDir()}
+	direct, err := watcher.ReadsDirect(context.Background(), req, p.Build[0].Files[0])
+	if err != nil || !direct {
+		t.Fatalf("file without field ids: read directly = %v, %v; want the Parquet source", direct, err)
+	}
+
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
+	if err := store.CreateTable(context.Background(), rec); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.RunOnce(context.Background(), "events", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, ids := segmentRows(t, store, up, root); len(ids) != 500 || !ids[0] || !ids[499] {
+		t.Fatalf("want ids 0..499, got %d ids", len(ids))
 	}
 }

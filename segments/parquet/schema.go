@@ -126,10 +126,14 @@ func hasRepeatedAncestor(root *parquet.Column, names []string) bool {
 
 // bindParquet binds every field of schema to the file's columns: by field
 // id, else by the path in columns, else by name.
-func bindParquet(ft *footer, schema *pinot.Schema, columns map[string]string, ids map[string]int) ([]pqBinding, error) {
+func bindParquet(ft *footer, cfg Config) ([]pqBinding, error) {
+	var mapping []MappedField
+	if len(cfg.FieldIDs) > 0 && cfg.NameMapping != nil && !ft.hasFieldIDs() {
+		mapping = cfg.NameMapping
+	}
 	var out []pqBinding
-	for _, f := range schema.Fields {
-		node, names, err := resolveBinding(ft.root, f.Name, columns, ids)
+	for _, f := range cfg.Schema.Fields {
+		node, names, err := resolveBinding(ft.root, f.Name, cfg.Columns, cfg.FieldIDs, mapping)
 		if err == nil {
 			var b pqBinding
 			if b, err = bindParquetNode(ft, f, node, names); err == nil {
@@ -143,8 +147,16 @@ func bindParquet(ft *footer, schema *pinot.Schema, columns map[string]string, id
 }
 
 // resolveBinding finds the node a Pinot column reads.
-func resolveBinding(root *parquet.Column, name string, columns map[string]string, ids map[string]int) (*parquet.Column, []string, error) {
+// With a name mapping (a file without field ids) a field id is found by
+// the mapping's names instead of the file's ids.
+func resolveBinding(root *parquet.Column, name string, columns map[string]string, ids map[string]int, mapping []MappedField) (*parquet.Column, []string, error) {
 	if id, ok := ids[name]; ok {
+		if mapping != nil {
+			if node, names := findMapped(root, mapping, id, nil); node != nil {
+				return node, names, nil
+			}
+			return nil, nil, fmt.Errorf("%w: no Parquet column the name mapping gives field id %d", segments.ErrColumnMismatch, id)
+		}
 		if node, names := findFieldID(root, id, nil); node != nil {
 			return node, names, nil
 		}

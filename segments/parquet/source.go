@@ -36,6 +36,11 @@ type Config struct {
 	// precedence over Columns. An id the file lacks fails with
 	// segments.ErrColumnMismatch.
 	FieldIDs map[string]int
+	// NameMapping finds the columns of FieldIDs in a file whose columns
+	// carry no field ids at all (written without Iceberg, registered with
+	// add_files): by the table's name mapping, as Iceberg readers do. Nil:
+	// such a file fails with segments.ErrColumnMismatch.
+	NameMapping []MappedField
 	// Name names the file in errors; OpenFile sets it to the path.
 	Name string
 	// BatchRows caps the rows of one batch (default DefaultBatchRows).
@@ -166,7 +171,7 @@ func newSource(ctx context.Context, r io.ReaderAt, size int64, f *parquet.File, 
 		return nil, &segments.SourceError{File: cfg.Name, Err: fmt.Errorf("%w: no Pinot schema", segments.ErrColumnMismatch)}
 	}
 	ft := newFooter(f)
-	binds, err := bindParquet(ft, cfg.Schema, cfg.Columns, cfg.FieldIDs)
+	binds, err := bindParquet(ft, cfg)
 	if err != nil {
 		return nil, withFile(err, cfg.Name)
 	}

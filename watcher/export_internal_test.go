@@ -1,0 +1,18 @@
+package watcher
+
+import (
+	"context"
+
+	"github.com/floehq/floe/watcher/plan"
+)
+
+// ReadsDirect reports whether IcebergBuilder reads f of req with floe's
+// own Parquet source rather than through the Iceberg scan.
+func ReadsDirect(ctx context.Context, req BuildRequest, f plan.File) (bool, error) {
+	u := &unitSource{b: IcebergBuilder{}, req: req, rows: map[string]int64{}}
+	src, ok, err := u.openDirect(ctx, f)
+	if src != nil {
+		src.Close()
+	}
+	return ok, err
+}
