@@ -21,10 +21,13 @@ import (
 	"github.com/apache/iceberg-go/table"
 	_ "modernc.org/sqlite" // pure-Go sqlite driver "sqlite"
 
+	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/segments"
 	floearrow "github.com/floehq/floe/segments/arrow"
 	floeparquet "github.com/floehq/floe/segments/parquet"
+	"github.com/floehq/floe/watcher"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // benchTable is the Iceberg table that holds the benchmark file.
@@ -115,7 +118,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("o", "", "output directory")
 	decodeOnly := fs.Bool("decode-only", false, "drain the Arrow scan, build nothing")
 	batch := fs.Int("batch", 0, "Arrow batch size of the scan (0: iceberg-go's), as the watcher's IcebergBuilder.BatchRows")
-	reader := fs.String("reader", "arrow", "arrow: iceberg-go's Arrow scan; parquet: floe's Parquet source on the planned data file (a file without deletes)")
+	reader := fs.String("reader", "arrow", "arrow: iceberg-go's Arrow scan; parquet: floe's Parquet source on the planned data file (a file without deletes); watcher: the watcher's planner and IcebergBuilder, as a run does")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -127,6 +130,9 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	tbl, err := cat.LoadTable(ctx, benchTable)
 	if err != nil {
 		return fmt.Errorf("sync: load bench table: %w", err)
+	}
+	if *reader == "watcher" {
+		return watcherBuild(ctx, tbl, *out, stdout)
 	}
 	var opts []table.ScanOption
 	if *batch > 0 {
@@ -217,4 +223,40 @@ func buildTarball(ctx context.Context, src segments.Source, schema *pinot.Schema
 	}
 	fmt.Fprintf(stdout, "%d\n", res.Rows)
 	return os.RemoveAll(res.Dir)
+}
+
+// watcherBuild plans the table and builds its one unit with the watcher's
+// IcebergBuilder into a tarball: the reading and building a run does, its
+// reader chosen as a run chooses it (the bench file has no field ids, so
+// its columns bind through the table's name mapping).
+func watcherBuild(ctx context.Context, tbl *table.Table, out string, stdout io.Writer) error {
+	p, err := plan.New(plan.Options{}).Plan(ctx, "bench", tbl, checkpoint.Checkpoint{})
+	if err != nil {
+		return fmt.Errorf("sync: plan: %w", err)
+	}
+	if len(p.Build) != 1 {
+		return fmt.Errorf("sync: plan has %d units, want 1", len(p.Build))
+	}
+	var sc pinot.Schema
+	if err := json.Unmarshal([]byte(benchSchema), &sc); err != nil {
+		return fmt.Errorf("sync: parse schema: %w", err)
+	}
+	var tc pinot.TableConfig
+	if err := json.Unmarshal([]byte(benchTableConfig), &tc); err != nil {
+		return fmt.Errorf("sync: parse table config: %w", err)
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	res, err := watcher.IcebergBuilder{}.Build(ctx, watcher.BuildRequest{Table: checkpoint.Table{Name: "bench"},
+		Schema: &sc, TableConfig: &tc, Source: tbl, SnapshotID: p.SnapshotID, Unit: p.Build[0], OutDir: out})
+	if err != nil {
+		return fmt.Errorf("sync: build: %w", err)
+	}
+	rows := int64(0)
+	for _, n := range res.FileRows {
+		rows += n
+	}
+	fmt.Fprintf(stdout, "%d\n", rows)
+	return nil
 }
