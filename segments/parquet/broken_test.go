@@ -103,6 +103,10 @@ func TestSource_brokenFiles(t *testing.T) {
 			stringColumn("s"), segments.ErrCorruptSource, "dictionary-encoded page 0 holds 1000 indexes for 1100 values", true},
 		{"dictionary page v2 shorter than its values", func(t *testing.T, path string) { writeShortDictPage(t, path, 2) },
 			stringColumn("s"), segments.ErrCorruptSource, "dictionary-encoded page 0 holds 1000 indexes for 1100 values", true},
+		{"PLAIN page v1 shorter than its values", func(t *testing.T, path string) { writeShortPlainPage(t, path, 1) },
+			bytesColumn("x"), segments.ErrCorruptSource, "PLAIN page 0 holds 400 bytes of values for 110 values", true},
+		{"PLAIN page v2 shorter than its values", func(t *testing.T, path string) { writeShortPlainPage(t, path, 2) },
+			bytesColumn("x"), segments.ErrCorruptSource, "PLAIN page 0 holds 400 bytes of values for 110 values", true},
 		{"repetition levels start at 1", writeRepAtOne, longColumn("tags", true), segments.ErrCorruptSource,
 			"repetition level 1 where a row must start", true},
 		{"INT96 time of day out of range", func(t *testing.T, path string) {
@@ -150,6 +154,10 @@ func TestSource_brokenFiles(t *testing.T) {
 	}
 }
 
+func bytesColumn(name string) *pinot.Schema {
+	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.Bytes, SingleValue: true, FieldType: pinot.Dimension}}}
+}
+
 func stringColumn(name string) *pinot.Schema {
 	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension}}}
 }
@@ -169,6 +177,31 @@ func writeShortDictPage(t *testing.T, path string, v int) {
 		rows[i].S = fmt.Sprint("v", i%7)
 	}
 	parquettest.WriteFile(t, path, rows, parquet.DataPageVersion(v), parquet.Compression(&parquet.Snappy))
+	claimValues(t, path, 1100)
+}
+
+type plainFixedRow struct {
+	X [4]byte `parquet:"x,plain"`
+}
+
+// writeShortPlainPage writes 100 four-byte values in one PLAIN data page
+// (format version v, uncompressed), then makes the page header and the
+// footer claim 110: parquet-go's decode buffer has room for 110, so it
+// would hand out 10 values that the page never held.
+func writeShortPlainPage(t *testing.T, path string, v int) {
+	t.Helper()
+	rows := make([]plainFixedRow, 100)
+	for i := range rows {
+		rows[i].X = [4]byte{'a', 'b', 'c', byte('0' + i%10)}
+	}
+	parquettest.WriteFile(t, path, rows, parquet.DataPageVersion(v), parquet.Compression(&parquet.Uncompressed))
+	claimValues(t, path, 110)
+}
+
+// claimValues makes the first data page's header and the footer of a
+// one-page file claim n values (and rows).
+func claimValues(t *testing.T, path string, n int32) {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -182,11 +215,11 @@ func writeShortDictPage(t *testing.T, path string, v int) {
 	}
 	size := len(b[off:]) - br.Len()
 	if d, ok := h.DataPageHeader.Get(); ok {
-		d.NumValues = 1100
+		d.NumValues = n
 		h.DataPageHeader = thrift.New(d)
 	}
 	if d, ok := h.DataPageHeaderV2.Get(); ok {
-		d.NumValues, d.NumRows = 1100, 1100
+		d.NumValues, d.NumRows = n, n
 		h.DataPageHeaderV2 = thrift.New(d)
 	}
 	nb, err := thrift.Marshal(proto, &h)
@@ -198,7 +231,7 @@ func writeShortDictPage(t *testing.T, path string, v int) {
 		t.Fatal(err)
 	}
 	editFooter(t, path, func(md *format.FileMetaData) {
-		md.NumRows, md.RowGroups[0].NumRows, md.RowGroups[0].Columns[0].MetaData.NumValues = 1100, 1100, 1100
+		md.NumRows, md.RowGroups[0].NumRows, md.RowGroups[0].Columns[0].MetaData.NumValues = int64(n), int64(n), int64(n)
 	})
 }
 

@@ -25,6 +25,10 @@ type indexCheck struct {
 	maxRep int
 	maxDef int
 	chunk  []byte // the column chunk's bytes, read on first use
+
+	// plainValueBytes walks the chunk's page headers in order from here.
+	hdrPos  int64 // offset of the next page header (0: not started)
+	hdrPage int   // data pages walked so far
 }
 
 func newIndexCheck(r io.ReaderAt, md *format.FileMetaData, rg int, leaf *parquet.Column) *indexCheck {

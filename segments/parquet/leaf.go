@@ -130,7 +130,10 @@ func (r *pqLeafReader) nextPage() (err error) {
 	if err := r.vals.load(page); err != nil {
 		return err
 	}
-	return r.checkDense(r.vals.n)
+	if err := r.checkDense(r.vals.n); err != nil {
+		return err
+	}
+	return r.checkPlainBody(k, page.Type())
 }
 
 // presentLevels counts the page's values that are not null.
