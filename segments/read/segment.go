@@ -174,7 +174,8 @@ func parseSegment(files map[string][]byte) (*Segment, error) {
 	if err := s.readHeader(props); err != nil {
 		return nil, err
 	}
-	s.padding = paddingByte(s.Metadata["segment.padding.character"])
+	pad, declared := s.Metadata["segment.padding.character"]
+	s.padding = paddingByte(pad, declared)
 	psf, hasPSF := files["columns.psf"]
 	indexMap, hasMap := files["index_map"]
 	switch {
@@ -205,9 +206,14 @@ func parseSegment(files map[string][]byte) (*Segment, error) {
 }
 
 // paddingByte is the byte that pads fixed-width STRING dictionary
-// entries: NUL in current segments, '%' in older ones. Pinot's reader cuts
-// an entry at the first padding byte, and so does floe's.
-func paddingByte(v string) byte {
+// entries: the segment.padding.character a segment declares (NUL in
+// current segments), and '%' in a segment that declares none — Pinot's
+// legacy padding, which its reader assumes then. Pinot's reader cuts an
+// entry at the first padding byte, and so does floe's.
+func paddingByte(v string, declared bool) byte {
+	if !declared {
+		return '%'
+	}
 	if len(v) == 1 {
 		return v[0]
 	}

@@ -77,9 +77,25 @@ func editFile(t *testing.T, dir, name string, edit func([]byte) []byte) {
 // segment.padding.character): the padding is cut as Pinot's reader cuts
 // it, at the first padding byte.
 func TestOpen_oldPadding(t *testing.T) {
+	for name, declared := range map[string][]byte{
+		"declared":       []byte("segment.padding.character = %"),
+		"legacy default": nil, // no key at all: Pinot's reader assumes '%'
+	} {
+		t.Run(name, func(t *testing.T) { testOldPadding(t, declared) })
+	}
+}
+
+func testOldPadding(t *testing.T, declared []byte) {
 	dir := buildSegment(t)
 	editFile(t, dir, "metadata.properties", func(b []byte) []byte {
-		return bytes.Replace(b, []byte(`segment.padding.character = \u0000`), []byte("segment.padding.character = %"), 1)
+		line := []byte(`segment.padding.character = \u0000`)
+		if !bytes.Contains(b, line) {
+			t.Fatalf("metadata.properties has no %s", line)
+		}
+		if declared == nil {
+			line = append(line, '\n')
+		}
+		return bytes.Replace(b, line, declared, 1)
 	})
 	start, n := indexEntry(t, dir, "name.dictionary")
 	editFile(t, dir, "columns.psf", func(b []byte) []byte {
