@@ -76,6 +76,9 @@ var (
 	ErrUnsupportedInput = errors.New("unsupported")
 	// ErrCorruptSource: the input could not be decoded.
 	ErrCorruptSource = errors.New("corrupt input")
+	// ErrTooLarge: the input is valid but a part of it is larger than
+	// floe reads (the message names the limit).
+	ErrTooLarge = errors.New("too large")
 )
 
 // SourceError is a source failure tied to an input file and a column.

@@ -125,6 +125,14 @@ func TestSource_brokenFiles(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, longColumn("id", false), segments.ErrUnsupportedInput, "unsupported: encrypted Parquet file", false},
+		{"signed plaintext footer", func(t *testing.T, path string) {
+			parquettest.WriteFile(t, path, idRows(10))
+			editFooterBytes(t, path, func(md *format.FileMetaData) {
+				md.EncryptionAlgorithm = format.EncryptionAlgorithm{Value: &format.AesGcmV1{AadFileUnique: []byte("unique")}}
+			}, func(footer []byte) []byte { return append(footer, make([]byte, 28)...) }) // nonce and tag
+		}, longColumn("id", false), segments.ErrUnsupportedInput, "unsupported: encrypted Parquet file (plaintext footer", false},
+		{"page over the nested reader's limit", writeHugePageClaim, structColumn("s"), segments.ErrTooLarge,
+			"too large: read nested column: a Parquet page over the 256 MiB", false},
 		{"unknown physical type", func(t *testing.T, path string) {
 			parquettest.WriteFile(t, path, idRows(10))
 			editFooter(t, path, func(md *format.FileMetaData) { md.Schema[1].Type = thrift.New(format.Type(9)) })
@@ -144,7 +152,7 @@ func TestSource_brokenFiles(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, s)
 				}
 			}
-			if tt.name != "encrypted footer" && !strings.Contains(err.Error(), "column "+col) {
+			if !strings.HasPrefix(tt.name, "encrypted") && !strings.HasPrefix(tt.name, "signed") && !strings.Contains(err.Error(), "column "+col) {
 				t.Errorf("error %q does not name column %s", err, col)
 			}
 			if tt.rg && !strings.Contains(err.Error(), "row group 0") {
@@ -152,6 +160,66 @@ func TestSource_brokenFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+func structColumn(name string) *pinot.Schema {
+	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.JSON, SingleValue: true, FieldType: pinot.Dimension}}}
+}
+
+type structRow struct {
+	S struct {
+		A int64  `parquet:"a"`
+		B string `parquet:"b"`
+	} `parquet:"s"`
+}
+
+// writeHugePageClaim writes a struct column (read by floe's reader of
+// nested columns) whose first data page header claims 300 MiB uncompressed:
+// valid Parquet that reader will not take.
+func writeHugePageClaim(t *testing.T, path string) {
+	t.Helper()
+	rows := make([]structRow, 10)
+	for i := range rows {
+		rows[i].S.A, rows[i].S.B = int64(i), fmt.Sprint("b", i)
+	}
+	parquettest.WriteFile(t, path, rows, parquet.Compression(&parquet.Uncompressed))
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := openMetadata(t, path).Metadata().RowGroups[0].Columns[0].MetaData.DataPageOffset
+	proto := new(thrift.CompactProtocol)
+	br := bytes.NewReader(b[off:])
+	var h format.PageHeader
+	if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err != nil {
+		t.Fatal(err)
+	}
+	size := len(b[off:]) - br.Len()
+	h.UncompressedPageSize = 300 << 20
+	nb, err := thrift.Marshal(proto, &h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nb) != size+3 && len(nb) != size+2 && len(nb) != size {
+		t.Fatalf("page header re-encoded to %d bytes, was %d", len(nb), size)
+	}
+	out := append(append(append([]byte{}, b[:off]...), nb...), b[int(off)+size:]...)
+	shift := int64(len(nb) - size)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editFooter(t, path, func(md *format.FileMetaData) {
+		for i := range md.RowGroups[0].Columns {
+			m := &md.RowGroups[0].Columns[i].MetaData
+			if i > 0 {
+				m.DataPageOffset += shift
+			}
+			if i == 0 {
+				m.TotalCompressedSize += shift
+				m.TotalUncompressedSize += shift
+			}
+		}
+	})
 }
 
 func bytesColumn(name string) *pinot.Schema {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -57,7 +58,7 @@ func newNestedReader(ctx context.Context, af *pqArrowFile, b *pqBinding) (*pqNes
 	}
 	col, err := fr.GetColumn(ctx, b.top)
 	if err != nil {
-		return nil, fmt.Errorf("%w: read nested column: %v", segments.ErrCorruptSource, err)
+		return nil, nestedErr("read nested column", err)
 	}
 	conv, err := convert.New(b.src, b.field)
 	if err != nil {
@@ -78,7 +79,7 @@ func (r *pqNestedReader) fill(v *segments.Vector, n int) (err error) {
 	r.release()
 	chunked, err := r.col.NextBatch(int64(n))
 	if err != nil {
-		return fmt.Errorf("%w: read nested column: %v", segments.ErrCorruptSource, err)
+		return nestedErr("read nested column", err)
 	}
 	r.held = chunked
 	if chunked.Len() != n {
@@ -135,4 +136,15 @@ func (r *pqNestedReader) release() {
 		r.held.Release()
 		r.held = nil
 	}
+}
+
+// nestedErr classifies an error of the Arrow Parquet reader: a page larger
+// than that reader takes (256 MiB compressed or uncompressed) is valid
+// input too large for floe, anything else is corrupt input.
+func nestedErr(what string, err error) error {
+	if strings.Contains(err.Error(), "exceeds configured limit") {
+		return fmt.Errorf("%w: %s: a Parquet page over the 256 MiB that floe's reader of nested columns takes (%v)",
+			segments.ErrTooLarge, what, err)
+	}
+	return fmt.Errorf("%w: %s: %v", segments.ErrCorruptSource, what, err)
 }

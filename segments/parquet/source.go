@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -119,6 +120,10 @@ func OpenMetadata(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 	}
 	r, size = repairFooter(r, size)
 	f, err = parquet.OpenFile(r, size, parquet.SkipBloomFilters(true), parquet.SkipPageIndex(true))
+	if err != nil && strings.Contains(err.Error(), "signed footer") {
+		// A plaintext footer signed with AES-GCM: valid, but floe holds no keys.
+		return nil, fmt.Errorf("%w: encrypted Parquet file (plaintext footer, signed)", segments.ErrUnsupportedInput)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: open Parquet file: %v", segments.ErrCorruptSource, err)
 	}
