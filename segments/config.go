@@ -109,14 +109,24 @@ func (c Config) Validate() error {
 	return nil
 }
 
-func validateField(f pinot.FieldSpec) error {
-	if f.Name == "" || strings.ContainsAny(f.Name, " \t\r\n\f=:\\#!,") || strings.HasPrefix(f.Name, "$") {
-		return &ConfigError{Field: "Schema", Column: f.Name, Msg: "column name must be non-empty, not start with $ and hold no whitespace or = : \\ # ! ,"}
+// CheckColumnName refuses a name Pinot's segment metadata cannot hold as a
+// column name: empty, starting with $, holding white space, = : \ # ! , or
+// anything beyond ASCII.
+func CheckColumnName(name string) error {
+	if name == "" || strings.ContainsAny(name, " \t\r\n\f=:\\#!,") || strings.HasPrefix(name, "$") {
+		return errors.New("column name must be non-empty, not start with $ and hold no whitespace or = : \\ # ! ,")
 	}
-	for _, r := range f.Name {
+	for _, r := range name {
 		if r > 0x7e {
-			return &ConfigError{Field: "Schema", Column: f.Name, Msg: "column name must be ASCII"}
+			return errors.New("column name must be ASCII")
 		}
+	}
+	return nil
+}
+
+func validateField(f pinot.FieldSpec) error {
+	if err := CheckColumnName(f.Name); err != nil {
+		return &ConfigError{Field: "Schema", Column: f.Name, Msg: err.Error()}
 	}
 	if !f.DataType.Valid() {
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: fmt.Sprintf("unsupported dataType %q", f.DataType)}

@@ -218,6 +218,12 @@ func convertSchema(r io.ReaderAt, size int64, o *convertOptions, stderr io.Write
 		if err := json.Unmarshal(b, schema); err != nil {
 			return nil, nil, fmt.Errorf("convert: parse schema %s: %w", o.schemaPath, err)
 		}
+		for _, f := range schema.Fields {
+			if err := segments.CheckColumnName(f.Name); err != nil {
+				return nil, nil, fmt.Errorf("convert: schema %s: column %q: %w; give the Pinot column a valid name and "+
+					"bind the Parquet column to it with --rename 'PARQUET NAME=pinot_name'", o.schemaPath, f.Name, err)
+			}
+		}
 	} else {
 		if o.table == "" {
 			return nil, nil, errors.New("convert: --table is required when --schema is omitted")

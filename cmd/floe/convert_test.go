@@ -252,3 +252,39 @@ func TestCmdConvert_renameAndSkip(t *testing.T) {
 		t.Fatalf("rows:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+type allOddRow struct {
+	Space string `parquet:"a b"`
+	Colon int32  `parquet:"x:y"`
+}
+
+// TestCmdConvert_explainsWhatItCannotTake: a file none of whose columns
+// can become a Pinot column fails naming each column and the way around
+// it (not "Schema has no fields"); a list of decimals is skipped with a
+// warning, not failing the file; a schema naming an impossible column says
+// how to bind the Parquet column under a valid name.
+func TestCmdConvert_explainsWhatItCannotTake(t *testing.T) {
+	input := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "allodd.parquet"), []allOddRow{{"s", 1}})
+	var stdout, stderr bytes.Buffer
+	err := cmdConvert(t.Context(), []string{input, "--table", "odd", "-o", t.TempDir()}, &stdout, &stderr)
+	if err == nil {
+		t.Fatal("convert of a file without a mappable column succeeded")
+	}
+	for _, s := range []string{"no column of the file can become a Pinot column", `"a b"`, `"x:y"`, "--rename"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not say %s", err, s)
+		}
+	}
+	if strings.Contains(err.Error(), "has no fields") {
+		t.Errorf("error %q still speaks of the segment config", err)
+	}
+
+	schemaPath := filepath.Join(t.TempDir(), "schema.json")
+	if err := os.WriteFile(schemaPath, []byte(`{"schemaName":"odd","dimensionFieldSpecs":[{"name":"a b","dataType":"STRING"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = cmdConvert(t.Context(), []string{input, "--schema", schemaPath, "-o", t.TempDir()}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), `column "a b"`) || !strings.Contains(err.Error(), "--rename") {
+		t.Errorf("schema with an impossible column name: err = %v, want it named with a --rename hint", err)
+	}
+}

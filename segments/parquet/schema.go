@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -249,6 +250,10 @@ func InferSchema(f *parquet.File, table, timeColumn string, rename map[string]st
 		}
 		inf.Schema.Fields = append(inf.Schema.Fields, f)
 	}
+	if len(inf.Schema.Fields) == 0 {
+		return nil, fmt.Errorf("%w: no column of the file can become a Pinot column: %w", segments.ErrColumnMismatch,
+			errors.Join(inf.Skipped...))
+	}
 	if timeColumn != "" {
 		if _, ok := inf.Schema.Field(timeColumn); !ok {
 			return nil, &segments.SourceError{Column: timeColumn, Err: fmt.Errorf("%w: time column not in the file", segments.ErrColumnMismatch)}
@@ -270,16 +275,20 @@ func inferField(ft *footer, c *parquet.Column, name string) (pinot.FieldSpec, er
 	if err != nil {
 		return pinot.FieldSpec{}, err
 	}
+	if dt == pinot.BigDecimal && b.src.Repeated {
+		return pinot.FieldSpec{}, fmt.Errorf("%w: a list of decimals (Pinot has no multi-value BIG_DECIMAL columns)",
+			segments.ErrUnsupportedConversion)
+	}
 	return pinot.FieldSpec{Name: name, DataType: dt, FieldType: pinot.Dimension,
 		SingleValue: !b.src.Repeated, NotNull: c.Required() && !b.src.Repeated}, nil
 }
 
 // checkColumnName refuses names Pinot's segment metadata cannot hold (the
-// rule segments.Config.Validate applies).
+// rule segments.Config.Validate applies), with the way around it.
 func checkColumnName(name string) error {
-	if name == "" || strings.ContainsAny(name, " \t\r\n\f=:\\#!,") || strings.HasPrefix(name, "$") || strings.IndexFunc(name, func(r rune) bool { return r > 0x7e }) >= 0 {
-		return fmt.Errorf("%w: %q is not a Pinot column name (ASCII, no white space or = : \\ # ! , and no leading $); rename it (floe convert --rename 'old=new')",
-			segments.ErrColumnMismatch, name)
+	if err := segments.CheckColumnName(name); err != nil {
+		return fmt.Errorf("%w: %q is not a Pinot column name (%v); rename it (floe convert --rename 'old=new')",
+			segments.ErrColumnMismatch, name, err)
 	}
 	return nil
 }
