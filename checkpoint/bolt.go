@@ -50,13 +50,15 @@ type Bolt struct {
 
 var _ Store = (*Bolt)(nil)
 
+// ErrStoreLocked: another process holds the embedded store's file.
+var ErrStoreLocked = errors.New("file is locked by another process")
+
 // OpenBolt opens (creating if needed) the store file at path. It fails
 // with an error naming the file when another process holds it.
 func OpenBolt(path string) (*Bolt, error) {
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: BoltLockTimeout})
 	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("open bolt store %s: file is locked by another process (waited %s): %w",
-			path, BoltLockTimeout, err)
+		return nil, fmt.Errorf("open bolt store %s: %w (waited %s)", path, ErrStoreLocked, BoltLockTimeout)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open bolt store %s: %w", path, err)

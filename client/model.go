@@ -16,6 +16,10 @@ const (
 	StateFailed      = "FAILED"
 )
 
+// KeyPausedSchedule is the task config key that holds a paused table's
+// schedule until it resumes.
+const KeyPausedSchedule = "schedule.paused"
+
 // Run statuses.
 const (
 	RunRunning   = "RUNNING"

@@ -21,8 +21,8 @@ import (
 
 // awsFlags are the flags of aws-policy and aws-template.
 type awsFlags struct {
-	cfgPath, connection, server, role, out string
-	opts                                   awsaccess.Options
+	cfgPath, connection, server, token, role, out string
+	opts                                          awsaccess.Options
 }
 
 func parseAWSFlags(name string, args []string, stderr io.Writer) (awsFlags, error) {
@@ -30,8 +30,11 @@ func parseAWSFlags(name string, args []string, stderr io.Writer) (awsFlags, erro
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfgPath := configFlag(fs)
-	fs.StringVar(&f.connection, "connection", "", "connection NAME (from the config file, or from the floe at -server) (required)")
-	fs.StringVar(&f.server, "server", "", "ask a running floe at this URL (e.g. http://127.0.0.1:8080) instead of reading the config file; its API token, if it asks for one, in "+config.APITokenEnv)
+	fs.StringVar(&f.connection, "connection", "", "connection NAME (from the config file, or from the floe at -addr) (required)")
+	fs.StringVar(&f.server, "addr", "", "ask the running floe at this address (e.g. 127.0.0.1:8080) instead of reading the config file (default $"+config.AddrEnv+")")
+	fs.StringVar(&f.server, "server", "", "the same as -addr (an older name)")
+	// No default value: flag's help would print it, and a token must not be.
+	fs.StringVar(&f.token, "token", "", "API token of that floe (default $"+config.TokenEnv+", else $"+config.APITokenEnv+"); never printed")
 	fs.StringVar(&f.opts.TrustedPrincipal, "trusted-principal", "", "floe's own principal allowed to assume the role: an account id or an IAM role or user ARN")
 	fs.Var((*repeated)(&f.opts.Data), "data", "s3://bucket/prefix of the table files (glue and REST connections); repeatable")
 	fs.StringVar(&f.opts.DeepStore, "deep-store", "", "s3://bucket/prefix of the Pinot deep store floe writes segments to")
@@ -48,6 +51,11 @@ func parseAWSFlags(name string, args []string, stderr io.Writer) (awsFlags, erro
 		return f, err
 	}
 	f.cfgPath = *cfgPath
+	f.server = firstSet(f.server, os.Getenv(config.AddrEnv))
+	if f.server != "" && !strings.Contains(f.server, "://") {
+		f.server = "http://" + f.server
+	}
+	f.token = firstSet(f.token, os.Getenv(config.TokenEnv), os.Getenv(config.APITokenEnv))
 	if f.connection == "" {
 		return f, fmt.Errorf("%s: -connection is required", name)
 	}
@@ -153,8 +161,8 @@ func fromServer(ctx context.Context, f awsFlags, what string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ask %s: %w", f.server, err)
 	}
-	if tok := os.Getenv(config.APITokenEnv); tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
+	if f.token != "" {
+		req.Header.Set("Authorization", "Bearer "+f.token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

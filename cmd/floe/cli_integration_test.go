@@ -58,6 +58,12 @@ func TestCLI_AgainstRunningFloe(t *testing.T) {
 		t.Fatalf("pause: %s", out)
 	}
 	assertState(t, client.StatePaused)
+	if out := cliOK(t, "pause", demoTable, "-token", testAdminToken); !strings.HasPrefix(out, "table demo_events was already paused") {
+		t.Fatalf("pause of a paused table: %s", out)
+	}
+	if out := cliOK(t, "status", demoTable); !regexp.MustCompile(`(?m)^schedule\s+\S.* \(paused\)$`).MatchString(out) {
+		t.Fatalf("status of a paused table does not show its stashed schedule:\n%s", out)
+	}
 	if out := cliOK(t, "tables", "-state", "IDLE"); !strings.Contains(out, copyTable) || strings.Contains(out, demoTable) {
 		t.Fatalf("tables -state IDLE while demo_events is paused:\n%s", out)
 	}

@@ -39,7 +39,7 @@ func parseInferFlags(args []string, stderr io.Writer) (inferFlags, error) {
 	cfgPath := configFlag(fs)
 	fs.StringVar(&f.connection, "connection", "", "connection NAME (from the config) to load -table through")
 	fs.StringVar(&f.metadata, "metadata", "", "read the table from this Iceberg metadata.json (path or URI) instead of a connection")
-	fs.StringVar(&f.table, "table", "", "Iceberg table as namespace.table (backticks quote odd names: sales.`order-lines`)")
+	fs.StringVar(&f.table, "table", "", "the Iceberg table `NS.TABLE` (backticks quote odd names: sales.`order-lines`)")
 	fs.StringVar(&f.name, "name", "", "Pinot raw table name (default: derived from -table)")
 	fs.StringVar(&f.timeColumn, "time-column", "", "time column (default: proposed from the timestamp/date columns)")
 	fs.BoolVar(&f.noTimeColumn, "no-time-column", false, "generate a table without a time column")

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 )
 
@@ -45,30 +46,37 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := dispatch(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		if !errors.Is(err, flag.ErrHelp) {
-			fmt.Fprintln(os.Stderr, "floe:", err)
-		}
+	if err != nil && !errors.Is(err, flag.ErrHelp) { // help asked for is success
+		fmt.Fprintln(os.Stderr, "floe:", err)
 		os.Exit(1)
 	}
 }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return errors.New("no command given")
-		}
+		return errors.New("no command given")
+	}
+	if isHelp(args[0]) || args[0] == "help" {
+		usage(stdout)
 		return nil
 	}
 	for _, c := range commands() {
-		if c.name == args[0] {
-			return c.run(ctx, args[1:], stdout, stderr)
+		if c.name != args[0] {
+			continue
 		}
+		if slices.ContainsFunc(args[1:], isHelp) {
+			// Help asked for goes to standard output, as any answer does.
+			stderr = stdout
+		}
+		return c.run(ctx, args[1:], stdout, stderr)
 	}
 	usage(stderr)
 	return fmt.Errorf("unknown command %q", args[0])
 }
+
+// isHelp reports whether arg asks for help.
+func isHelp(arg string) bool { return arg == "-h" || arg == "-help" || arg == "--help" }
 
 func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: floe <command> [flags]\n\ncommands:")

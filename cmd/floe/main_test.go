@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,5 +73,31 @@ func TestMain_Version(t *testing.T) {
 	}
 	if err := dispatch(t.Context(), []string{"nope"}, &out, &out); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("unknown command: %v", err)
+	}
+}
+
+// TestDispatch_helpIsSuccessOnStdout: asking for help answers on standard
+// output and is not an error exit; a remote command's usage names its
+// TABLE argument; flag placeholders keep the backticks of examples.
+func TestDispatch_helpIsSuccessOnStdout(t *testing.T) {
+	for _, args := range [][]string{{"-h"}, {"help"}, {"pause", "-h"}, {"infer", "--help"}, {"sync", "-help"}} {
+		var stdout, stderr bytes.Buffer
+		err := dispatch(t.Context(), args, &stdout, &stderr)
+		if err != nil && !errors.Is(err, flag.ErrHelp) {
+			t.Errorf("floe %v: %v", args, err)
+		}
+		if stdout.Len() == 0 || stderr.Len() != 0 {
+			t.Errorf("floe %v: help on stdout %d bytes, stderr %q", args, stdout.Len(), stderr.String())
+		}
+	}
+	var out bytes.Buffer
+	_ = dispatch(t.Context(), []string{"pause", "-h"}, &out, &out)
+	if !strings.Contains(out.String(), "usage: floe pause TABLE [flags]") {
+		t.Errorf("pause usage does not name TABLE:\n%s", out.String())
+	}
+	out.Reset()
+	_ = dispatch(t.Context(), []string{"infer", "-h"}, &out, &out)
+	if !strings.Contains(out.String(), "sales.`order-lines`") {
+		t.Errorf("infer usage lost the backticks of its example:\n%s", out.String())
 	}
 }

@@ -58,7 +58,12 @@ func firstSet(vals ...string) string {
 }
 
 // parseWithTable parses "T [flags]" or "[flags] T [flags]" and returns T.
+// Its usage names the TABLE argument.
 func parseWithTable(fs *flag.FlagSet, args []string) (string, error) {
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "usage: floe %s TABLE [flags]\n\nflags:\n", fs.Name())
+		fs.PrintDefaults()
+	}
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]

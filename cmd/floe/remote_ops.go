@@ -95,6 +95,11 @@ func pauseOrResume(ctx context.Context, verb string, args []string, stdout, stde
 	if err != nil {
 		return err
 	}
+	before, err := c.Table(ctx, name)
+	if err != nil {
+		return tableErr(name, err)
+	}
+	wasPaused := before.TaskConfig[client.KeyPausedSchedule] != ""
 	call, done := c.Pause, "paused"
 	if verb == "resume" {
 		call, done = c.Resume, "resumed"
@@ -106,6 +111,13 @@ func pauseOrResume(ctx context.Context, verb string, args []string, stdout, stde
 	if rf.json() {
 		return writeJSONTo(stdout, rec)
 	}
-	fmt.Fprintf(stdout, "table %s %s (revision %d)\n", name, done, rec.Revision)
+	switch {
+	case verb == "pause" && wasPaused:
+		fmt.Fprintf(stdout, "table %s was already paused (revision %d)\n", name, rec.Revision)
+	case verb == "resume" && !wasPaused:
+		fmt.Fprintf(stdout, "table %s was not paused (revision %d)\n", name, rec.Revision)
+	default:
+		fmt.Fprintf(stdout, "table %s %s (revision %d)\n", name, done, rec.Revision)
+	}
 	return nil
 }

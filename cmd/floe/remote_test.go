@@ -84,9 +84,9 @@ func TestRemote_EnvAndToken(t *testing.T) {
 	if err != nil || !strings.Contains(out, "orders") {
 		t.Fatalf("tables: %v\n%s", err, out)
 	}
-	_, help, err := runRemote(t, "tables", "-h")
-	if err != flag.ErrHelp || strings.Contains(help+out, fakeToken) || !strings.Contains(help, config.TokenEnv) {
-		t.Fatalf("help (%v) names the variable, not the token:\n%s", err, help)
+	help, errOut, err := runRemote(t, "tables", "-h")
+	if err != flag.ErrHelp || strings.Contains(help+errOut+out, fakeToken) || !strings.Contains(help, config.TokenEnv) {
+		t.Fatalf("help (%v) on standard output names the variable, not the token:\n%s", err, help)
 	}
 	if _, err := config.Load("", []string{config.AddrEnv + "=x", config.TokenEnv + "=y"}); err != nil {
 		t.Fatalf("the client's variables must not be taken for settings: %v", err)

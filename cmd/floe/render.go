@@ -54,7 +54,7 @@ func renderStatus(w io.Writer, t client.Table, now time.Time) error {
 	row("table", printable(t.Name))
 	row("source", fmt.Sprintf("%s (connection %s)", printable(t.Source), printable(t.Connection)))
 	row("state", t.Overview())
-	row("schedule", orDash(printable(t.Status.Schedule)))
+	row("schedule", scheduleText(t))
 	row("next run", nextRunText(t, now))
 	row("rows", strconv.FormatInt(t.RowCount(), 10))
 	if cp := t.Checkpoint; cp != nil {
@@ -123,11 +123,19 @@ func renderRuns(w io.Writer, runs []client.Run, now time.Time) error {
 	return tw.Flush()
 }
 
+// count writes n and the noun, plural unless n is 1.
+func count[N int | int64](n N, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // renderRun writes a finished run on one line, its error on the next.
 func renderRun(w io.Writer, r client.Run) {
-	fmt.Fprintf(w, "run %s of table %s: %s, snapshot %d, %d files, %d segments (%d replaced), %d rows, %s\n",
-		printable(r.ID), printable(r.Table), r.Status, r.SnapshotID, r.FilesDiscovered, r.SegmentsGenerated,
-		r.SegmentsDeleted, r.Rows, durationText(r))
+	fmt.Fprintf(w, "run %s of table %s: %s, snapshot %d, %s, %s (%d replaced), %s, %s\n",
+		printable(r.ID), printable(r.Table), r.Status, r.SnapshotID, count(r.FilesDiscovered, "file"),
+		count(r.SegmentsGenerated, "segment"), r.SegmentsDeleted, count(r.Rows, "row"), durationText(r))
 	if r.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", printable(r.Error))
 	}
@@ -148,6 +156,18 @@ func lastRunText(r *client.Run, now time.Time) string {
 		return "-"
 	}
 	return r.Status + " " + ago(now, r.StartedAt)
+}
+
+// scheduleText is the table's schedule; a paused table's is the one it
+// keeps stashed until it resumes.
+func scheduleText(t client.Table) string {
+	if s := t.Status.Schedule; s != "" {
+		return printable(s)
+	}
+	if s := t.TaskConfig[client.KeyPausedSchedule]; s != "" {
+		return printable(s) + " (paused)"
+	}
+	return "-"
 }
 
 // nextRunText is when the next scheduled run fires; "-" when none will

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -27,6 +28,10 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	a, err := newApp(ctx, cfg, newLogger(cfg.Log, stderr))
+	if errors.Is(err, checkpoint.ErrStoreLocked) {
+		return fmt.Errorf("%w; a floe serve or demo is using this store: ask it to sync the table with 'floe trigger %s -wait'",
+			err, *tableName)
+	}
 	if err != nil {
 		return err
 	}
@@ -40,9 +45,9 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func printRun(w io.Writer, r checkpoint.Run) {
-	fmt.Fprintf(w, "run %s: %s, snapshot %d, files %d, segments %d (+%d replaced), rows %d, %.1fs\n",
-		r.ID, r.Status, r.SnapshotID, r.FilesDiscovered, r.SegmentsGenerated, r.SegmentsDeleted, r.Rows,
-		r.FinishedAt.Sub(r.StartedAt).Seconds())
+	fmt.Fprintf(w, "run %s: %s, snapshot %d, %s, %s (+%d replaced), %s, %.1fs\n",
+		r.ID, r.Status, r.SnapshotID, count(r.FilesDiscovered, "file"), count(r.SegmentsGenerated, "segment"),
+		r.SegmentsDeleted, count(r.Rows, "row"), r.FinishedAt.Sub(r.StartedAt).Seconds())
 	if r.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", r.Error)
 	}

@@ -53,7 +53,7 @@ func TestSync_Progress(t *testing.T) {
 	if last := lines[len(lines)-1]; last[1] != last[2] || last[3] != "100" {
 		t.Fatalf("last progress line %q: want every file done and 100 rows", last[0])
 	}
-	if !strings.Contains(out.String(), ": COMPLETED,") || !strings.Contains(out.String(), "rows 100") {
+	if !strings.Contains(out.String(), ": COMPLETED,") || !strings.Contains(out.String(), ", 100 rows,") {
 		t.Fatalf("sync result: %s", out.String())
 	}
 
@@ -65,7 +65,7 @@ func TestSync_Progress(t *testing.T) {
 	if err := dispatch(ctx, []string{"sync", "-table", demoTable, "-quiet"}, &out, &errOut); err != nil {
 		t.Fatalf("sync -quiet: %v\n%s", err, errOut.String())
 	}
-	if strings.Contains(errOut.String(), "files,") || !strings.Contains(out.String(), "rows 10") {
+	if strings.Contains(errOut.String(), "files,") || !strings.Contains(out.String(), ", 10 rows,") {
 		t.Fatalf("sync -quiet: stderr %q, stdout %q", errOut.String(), out.String())
 	}
 }
