@@ -79,6 +79,10 @@ func TestServer_Tables(t *testing.T) {
 	if code != 400 || !strings.Contains(body, "limit") {
 		t.Fatalf("bad limit: %d %s", code, body)
 	}
+	code, body = call(t, "GET", srv.URL+"/api/v1/tables/orders/runs")
+	if code != 200 || strings.Join(strings.Fields(body), "") != `{"runs":[]}` {
+		t.Fatalf("runs before a first run: %d %s, want an empty list", code, body)
+	}
 }
 
 func TestServer_PauseResume(t *testing.T) {

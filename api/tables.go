@@ -160,6 +160,9 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	for i := range runs {
 		runs[i] = s.scrubRun(runs[i]) // runs stored by older replicas too (I7)
 	}
+	if runs == nil {
+		runs = []checkpoint.Run{} // a list, also before the first run
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
 }
 
