@@ -19,8 +19,8 @@ build: ## build bin/floe
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/floe
 
 .PHONY: demo
-demo: build ## run the demo: sample Iceberg table → Pinot segments, status page on 127.0.0.1:8080
-	./$(BIN) demo
+demo: build ## run the demo: sample Iceberg table → Pinot segments, status page on 127.0.0.1:8080 (ADDR=host:port to change)
+	./$(BIN) demo $(if $(ADDR),-addr $(ADDR))
 
 .PHONY: test
 test: ## install test peers (redis, Pinot harness, Python venv, Iceberg REST) and run every test

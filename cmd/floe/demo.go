@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"github.com/floehq/floe/api"
@@ -33,26 +34,52 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	var o demoOptions
 	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	cfgPath := configFlag(fs)
 	fs.StringVar(&o.dataDir, "data", "floe-data", "directory for the demo's catalog, warehouse, store and segments")
-	fs.StringVar(&o.addr, "addr", "127.0.0.1:8080", "API and status page address")
+	fs.StringVar(&o.addr, "addr", "", "API and status page address (default: the config's server.addr, 127.0.0.1:8080)")
 	fs.DurationVar(&o.interval, "interval", 30*time.Second, "how often a new snapshot is appended (0: never)")
 	fs.IntVar(&o.rows, "rows", 1000, "rows per appended snapshot")
 	fs.StringVar(&o.schedule, "schedule", "*/5 * * * * ?", "sync schedule of the demo table (Quartz or cron)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg := config.Default()
-	cfg.Server.Addr = o.addr
-	cfg.Store.Path = filepath.Join(o.dataDir, "floe.db")
-	cfg.Pinot.SegmentDir = filepath.Join(o.dataDir, "segments")
-	cfg.Watcher.WorkDir = filepath.Join(o.dataDir, "work")
-	cfg.Watcher.RefreshInterval = 5 * time.Second
-	cfg.Watcher.MinScheduleInterval = time.Second
-	if err := cfg.Validate(); err != nil {
+	cfg, err := demoConfig(*cfgPath, o)
+	if err != nil {
 		return err
 	}
 	logger := newLogger(cfg.Log, stderr)
 	return runDemo(ctx, cfg, o, logger, stdout)
+}
+
+// demoConfig is the configuration serve would read (-config or
+// FLOE_CONFIG, then FLOE_* variables) with the demo's own choices where
+// that configuration leaves the default: its data directory for the store,
+// segments and work, quick refreshes, and -addr when given.
+func demoConfig(path string, o demoOptions) (config.Config, error) {
+	cfg, err := loadConfig(path)
+	if err != nil {
+		return cfg, err
+	}
+	def := config.Default()
+	if o.addr != "" {
+		cfg.Server.Addr = o.addr
+	}
+	if cfg.Store.Path == def.Store.Path {
+		cfg.Store.Path = filepath.Join(o.dataDir, "floe.db")
+	}
+	if cfg.Pinot.SegmentDir == def.Pinot.SegmentDir {
+		cfg.Pinot.SegmentDir = filepath.Join(o.dataDir, "segments")
+	}
+	if cfg.Watcher.WorkDir == def.Watcher.WorkDir {
+		cfg.Watcher.WorkDir = filepath.Join(o.dataDir, "work")
+	}
+	if cfg.Watcher.RefreshInterval == def.Watcher.RefreshInterval {
+		cfg.Watcher.RefreshInterval = 5 * time.Second
+	}
+	if cfg.Watcher.MinScheduleInterval == def.Watcher.MinScheduleInterval {
+		cfg.Watcher.MinScheduleInterval = time.Second
+	}
+	return cfg, cfg.Validate()
 }
 
 func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog.Logger, stdout io.Writer) error {
@@ -82,6 +109,9 @@ func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog
 		return err
 	}
 	srv, err := a.serve(ctx, cfg.Server.Addr)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		return fmt.Errorf("%w; choose another address: floe demo -addr 127.0.0.1:PORT (make demo ADDR=127.0.0.1:PORT)", err)
+	}
 	if err != nil {
 		return err
 	}

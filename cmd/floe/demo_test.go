@@ -6,7 +6,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -174,5 +176,35 @@ func TestDemo_SyncsSnapshots(t *testing.T) {
 	}
 	if rows < 400 || rows%200 != 0 {
 		t.Fatalf("segments hold %d rows, want a multiple of 200 (one append each), at least 400", rows)
+	}
+}
+
+// TestDemoConfig_honoursConfigAndEnv: floe demo reads the configuration
+// serve reads (-config, then FLOE_* variables), so a local root added
+// there reaches the demo; the demo's own paths and -addr fill only what
+// that configuration leaves at the default.
+func TestDemoConfig_honoursConfigAndEnv(t *testing.T) {
+	dir := t.TempDir()
+	extra := t.TempDir()
+	path := filepath.Join(dir, "floe.yaml")
+	if err := os.WriteFile(path, []byte("security:\n  localRoots: ["+extra+"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FLOE_LOG_LEVEL", "debug")
+	data := filepath.Join(dir, "data")
+	cfg, err := demoConfig(path, demoOptions{dataDir: data, addr: "127.0.0.1:18080"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(cfg.Security.LocalRoots, extra) || cfg.Log.Level != "debug" {
+		t.Errorf("config file and FLOE_* ignored: localRoots %v, log level %q", cfg.Security.LocalRoots, cfg.Log.Level)
+	}
+	if cfg.Server.Addr != "127.0.0.1:18080" || cfg.Store.Path != filepath.Join(data, "floe.db") ||
+		cfg.Pinot.SegmentDir != filepath.Join(data, "segments") {
+		t.Errorf("demo defaults not applied: addr %q, store %q, segments %q", cfg.Server.Addr, cfg.Store.Path, cfg.Pinot.SegmentDir)
+	}
+	t.Setenv("FLOE_SERVER_ADDR", "127.0.0.1:18081")
+	if cfg, err = demoConfig("", demoOptions{dataDir: data}); err != nil || cfg.Server.Addr != "127.0.0.1:18081" {
+		t.Errorf("FLOE_SERVER_ADDR without -addr: %q, %v", cfg.Server.Addr, err)
 	}
 }
