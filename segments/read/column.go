@@ -1,6 +1,7 @@
 package read
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
@@ -113,11 +114,28 @@ func (s *Segment) readDictColumn(d *ColumnData, fwd []byte) error {
 	return nil
 }
 
+// clpMagic starts every CLP-encoded forward index Pinot writes ("CLP1",
+// "CLP.v0", "CLP.v2"; format: never change).
+var clpMagic = []byte("CLP")
+
+// clpVersion is the CLP magic a forward index starts with.
+func clpVersion(fwd []byte) string {
+	n := len("CLP.v0")
+	if len(fwd) < n || fwd[3] != '.' {
+		n = 4
+	}
+	return string(fwd[:n])
+}
+
 func (s *Segment) readRawColumn(d *ColumnData, fwd []byte) error {
 	c := d.Column
 	stored := c.DataType.StoredType()
 	if len(fwd) < 4 {
 		return fmt.Errorf("%w: raw forward index too short", ErrCorrupt)
+	}
+	if bytes.HasPrefix(fwd, clpMagic) {
+		return fmt.Errorf("%w: CLP-encoded forward index (Pinot's log compression, %q): floe does not decode it",
+			ErrUnsupported, clpVersion(fwd))
 	}
 	version := int(binary.BigEndian.Uint32(fwd))
 	var err error

@@ -145,6 +145,13 @@ func TestWriteSummary_dataUnreadable(t *testing.T) {
 				return b
 			})
 		}, read.ErrUnsupported, "unsupported: chunk compression codec 8"},
+		{"CLP-encoded forward index", func(t *testing.T, dir string) {
+			start, _ := indexEntry(t, dir, "note.forward_index")
+			editFile(t, dir, "columns.psf", func(b []byte) []byte {
+				copy(b[start:], "CLP.v2")
+				return b
+			})
+		}, read.ErrUnsupported, `unsupported: CLP-encoded forward index (Pinot's log compression, "CLP.v2")`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
