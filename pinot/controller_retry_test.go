@@ -9,7 +9,7 @@ import (
 	"github.com/floehq/floe/pinot"
 )
 
-// P2: every controller call is retried on 5xx, cut connections and timeouts,
+// U2: every controller call is retried on 5xx, cut connections and timeouts,
 // and not on other 4xx.
 func TestController_Retries(t *testing.T) {
 	ctx := context.Background()
@@ -73,7 +73,7 @@ func TestController_StartReplaceRejected(t *testing.T) {
 	}
 }
 
-// P2: end and revert are idempotent: a lost answer is settled by reading the
+// U2: end and revert are idempotent: a lost answer is settled by reading the
 // lineage entry.
 func TestController_EndAndRevertSettle(t *testing.T) {
 	ctx := context.Background()

@@ -13,19 +13,19 @@
 //
 // Invariants (tests cite them):
 //
-//   - P1 No write without the guard: every Uploader and DeepStore asks the
+//   - U1 No write without the guard: every Uploader and DeepStore asks the
 //     Guard in the context right before every mutating attempt, retries
 //     included; a refusal sends nothing and comes back wrapped.
-//   - P2 Every call is idempotent by segment name or replacement id: an
+//   - U2 Every call is idempotent by segment name or replacement id: an
 //     upload of an existing name refreshes it, a start that overlaps an open
 //     replacement takes it over, ending an ended replacement and reverting a
 //     reverted one succeed. Retries (5xx, timeouts, cut connections; never
 //     other 4xx) rely on it.
-//   - P3 A replacement is one step for queries: its To segments are hidden
+//   - U3 A replacement is one step for queries: its To segments are hidden
 //     until the end, which unserves every From segment at once. LocalDir
 //     keeps this across crashes and processes without locks: its table
 //     state is a series of immutable versions, and an end is one
 //     compare-and-set transition to the next (see LocalDir).
-//   - P4 Header values (Authorization) and deep-store credentials never
+//   - U4 Header values (Authorization) and deep-store credentials never
 //     appear in errors, even when the controller echoes them.
 package pinot

@@ -41,7 +41,7 @@ func mutating(f *fakeController) []string {
 	return out
 }
 
-// P1: a refusing guard stops every mutating call before anything is sent
+// U1: a refusing guard stops every mutating call before anything is sent
 // (the tar push, the metadata push, the deep-store put, lineage steps,
 // deletes, schema and table writes), and its error comes back wrapped.
 func TestController_GuardRefusalSendsNothing(t *testing.T) {
@@ -87,7 +87,7 @@ func TestController_GuardRefusalSendsNothing(t *testing.T) {
 	}
 }
 
-// P1: the guard is asked before every attempt, retries included, and a
+// U1: the guard is asked before every attempt, retries included, and a
 // refusal stops the retries.
 func TestController_GuardBeforeEveryAttempt(t *testing.T) {
 	f := newFake()
@@ -136,7 +136,7 @@ func TestController_DestructiveWrites(t *testing.T) {
 	}
 }
 
-// P4: header values (Authorization) echoed in an error body never reach the
+// U4: header values (Authorization) echoed in an error body never reach the
 // error text.
 func TestAPIError_ScrubsHeaderValues(t *testing.T) {
 	f := newFake()

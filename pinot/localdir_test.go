@@ -199,7 +199,7 @@ func TestLocalDir_RollsForwardInterruptedEnd(t *testing.T) {
 	}
 }
 
-// P1: a refusing guard leaves the directory exactly as it was.
+// U1: a refusing guard leaves the directory exactly as it was.
 func TestLocalDir_GuardRefusalChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	d, root := newLocalDir(t)
@@ -237,7 +237,7 @@ func TestLocalDir_GuardRefusalChangesNothing(t *testing.T) {
 	}
 }
 
-// P3: a change is compare-and-set on the table's state. A writer that read
+// U3: a change is compare-and-set on the table's state. A writer that read
 // version N and is then paused (here inside the guard, which is asked after
 // the read) while another replica publishes newer versions does not
 // overwrite them: its publish fails and it starts over on the new state,
@@ -326,7 +326,7 @@ func snapshotDir(t *testing.T, root string) string {
 // TestLocalDir_SharedByProcesses.
 const localDirWorker = "PINOT_TEST_LOCALDIR_WORKER"
 
-// P3: several processes on one directory (replicas of floe serve on one sink)
+// U3: several processes on one directory (replicas of floe serve on one sink)
 // upload, replace and delete concurrently without losing an update.
 func TestLocalDir_SharedByProcesses(t *testing.T) {
 	if spec := os.Getenv(localDirWorker); spec != "" {

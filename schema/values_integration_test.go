@@ -20,7 +20,7 @@ import (
 	floearrow "github.com/floehq/floe/segments/arrow"
 )
 
-// TestInfer_valuesRoundTrip is the every-type proof: an Iceberg v3
+// TestInfer_valuesRoundTrip is floe's every-type proof: an Iceberg v3
 // table with a field of every type, written by iceberg-go with nulls and
 // edge values, is scanned by iceberg-go, converted by the segments Arrow
 // source along the inferred bindings, built into a segment, read back by

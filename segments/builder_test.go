@@ -186,7 +186,8 @@ func TestBuild_ColumnsPsfContiguous(t *testing.T) {
 	}
 }
 
-// S1: same input and config, same bytes, except creation time.
+// S1 (and I3 for the segments of a run): same input and config, same
+// bytes, except creation time.
 func TestBuild_SameInputSameBytes(t *testing.T) {
 	cfg := tinyConfig()
 	a := buildTiny(t, cfg)

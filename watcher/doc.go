@@ -6,17 +6,17 @@
 // them into Pinot atomically, then commit the checkpoint.
 //
 // Invariants (ARCHITECTURE.md; tests cite them):
-//   - I1 the checkpoint moves only after Pinot acknowledged every segment.
-//   - I2 a run killed at any point and run again leaves Pinot holding
+//   - (I1) the checkpoint moves only after Pinot acknowledged every segment.
+//   - (I2) a run killed at any point and run again leaves Pinot holding
 //     exactly the snapshot's rows: segment names are deterministic, segments
 //     already pushed by a dead run are reused, orphans are swapped out.
-//   - I4 at most one run per table at a time across replicas (the lease,
+//   - (I4) at most one run per table at a time across replicas (the lease,
 //     plus the fencing token checked by the checkpoint commit).
-//   - I5 pausing never interrupts a run in flight; resuming starts from the
+//   - (I5) pausing never interrupts a run in flight; resuming starts from the
 //     checkpoint.
-//   - I6 a bad file fails its run (or only itself with continueOnFileError)
+//   - (I6) a bad file fails its run (or only itself with continueOnFileError)
 //     with an error naming it; other tables are not affected.
-//   - I8 once pause, disable or delete has answered, no run of that table
+//   - (I8) once pause, disable or delete has answered, no run of that table
 //     starts on any replica; a table without a checkpoint is due at once on
 //     whichever replica learns of it first. Admission (admit.go) re-reads
 //     the stored record after the lease and before any work; every path

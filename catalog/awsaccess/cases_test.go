@@ -24,7 +24,7 @@ func conn(name, typ string, props map[string]string) catalog.Config {
 	return catalog.Config{Name: name, Type: typ, Props: props}
 }
 
-// cases covers every connection type of the issue: s3tables native and
+// cases covers every connection type floe generates access for: s3tables native and
 // REST, glue native and REST, rest with SigV4 (API Gateway and S3 Tables),
 // hadoop on s3://, and a two-hop chain.
 func cases() []connCase {

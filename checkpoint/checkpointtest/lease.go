@@ -75,6 +75,8 @@ func testLease(t *testing.T, s checkpoint.Store) {
 	}
 }
 
+// testLeaseInvalid: a lease of a table that does not exist is refused
+// (C8), and so are bad arguments.
 func testLeaseInvalid(t *testing.T, s checkpoint.Store) {
 	ctx := ctxT(t)
 	_, err := s.AcquireLease(ctx, "ghost", "r1", longTTL)
@@ -124,7 +126,7 @@ func testTokenMonotonic(t *testing.T, s checkpoint.Store) {
 }
 
 // testConcurrentAcquire: many replicas race for one table; exactly one
-// wins each round and every round's winner has a larger token (I4).
+// wins each round (C5) and every round's winner has a larger token (I4).
 func testConcurrentAcquire(t *testing.T, s checkpoint.Store) {
 	ctx := ctxT(t)
 	must(t, "CreateTable", s.CreateTable(ctx, fullTable("orders")))

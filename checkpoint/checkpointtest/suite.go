@@ -196,6 +196,8 @@ func testDeleteTable(t *testing.T, s checkpoint.Store) {
 	wantErr(t, "GetCheckpoint of re-created table", err, checkpoint.ErrNotFound)
 }
 
+// testCheckpoint: a commit replaces the header and the whole file map
+// (C4); the store stamps the lease token and a zero commit time.
 func testCheckpoint(t *testing.T, s checkpoint.Store) {
 	ctx := ctxT(t)
 	_, err := s.GetCheckpoint(ctx, "orders")
@@ -220,7 +222,7 @@ func testCheckpoint(t *testing.T, s checkpoint.Store) {
 		t.Fatalf("summary FileCount = %d, want 50", sum.FileCount)
 	}
 
-	// A smaller map replaces the whole map: no stale files survive.
+	// A smaller map replaces the whole map: no stale files survive (C4).
 	next := fullCheckpoint("orders", 101, makeFiles(7, "b"))
 	next.CommittedAt = time.Time{} // the store fills a zero commit time
 	before := time.Now().Add(-time.Second)
