@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make test: installs the test peers, then runs lint, the fast tests with
 # the race detector, and the integration suites against real peers (Redis,
-# Apache Pinot's own segment code, moto, PyIceberg, the Iceberg REST server).
+# Apache Pinot's own segment code, moto, PyIceberg, the Iceberg REST server,
+# Spark).
 # A missing peer fails the run; nothing is skipped.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

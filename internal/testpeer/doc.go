@@ -1,6 +1,7 @@
 // Package testpeer starts and supervises the real peer processes that
 // floe's integration tests run against (redis-server, moto, the Iceberg
-// REST server, the Pinot harness, ...).
+// REST server, the Pinot harness, a Spark session with Iceberg's Spark
+// runtime, ...).
 //
 // The generic helpers live in process.go: FreePort picks a loopback port,
 // Start launches a process with its output captured to a log file under

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -35,6 +36,11 @@ type ProcessSpec struct {
 	Env []string
 	// Dir is the working directory ("" = the test's working directory).
 	Dir string
+	// Stdin feeds the process (nil: no input). Stdout receives its
+	// standard output (nil: the log file, with stderr); stderr always goes
+	// to the log file.
+	Stdin  io.Reader
+	Stdout io.Writer
 }
 
 // Process is a running peer started by Start.
@@ -78,7 +84,11 @@ func Start(t testing.TB, spec ProcessSpec) *Process {
 	cmd := exec.Command(spec.Cmd, spec.Args...)
 	cmd.Env = append(os.Environ(), spec.Env...)
 	cmd.Dir = spec.Dir
+	cmd.Stdin = spec.Stdin
 	cmd.Stdout = f
+	if spec.Stdout != nil {
+		cmd.Stdout = spec.Stdout
+	}
 	cmd.Stderr = f
 	// Own process group so the stop signal reaches children too.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
