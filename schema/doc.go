@@ -140,8 +140,10 @@
 //     the table in floe and the Pinot table and its schema and create the
 //     table again (floe infers the schema from the current Iceberg schema
 //     and loads the current snapshot; create it with a wider override,
-//     e.g. col=LONG, to make a later promotion free). Every later run
-//     fails the same way until then.
+//     e.g. col=LONG, to make a later promotion free). For a widening
+//     (int→long, float→double) the error names that override for the
+//     column, and the Pinot rule behind it: a schema update may only add
+//     columns. Every later run fails the same way until then.
 //
 // A change that was half applied (schema pushed, run killed before its
 // commit) is found again by the next run, which compares with the same

@@ -181,13 +181,28 @@ func (e *evolver) existing(cur pinot.FieldSpec) {
 	}
 }
 
+// widerOverrideHint names the other way forward when a field was widened
+// (int→long, float→double): tables expected to widen are created with the
+// wider type, so a later promotion changes nothing in Pinot.
+func widerOverrideHint(cur, n pinot.FieldSpec) string {
+	widened := cur.SingleValue == n.SingleValue &&
+		(cur.DataType == pinot.Int && n.DataType == pinot.Long || cur.DataType == pinot.Float && n.DataType == pinot.Double)
+	if !widened {
+		return ""
+	}
+	return fmt.Sprintf("; when you create it again, or for other tables expected to widen, give the column the wider type up front "+
+		"(override %s=%s: \"overrides\" when creating through the API, -override for floe infer) and later promotions change nothing in Pinot",
+		cur.Name, n.DataType)
+}
+
 // sameType checks that the Pinot column can hold what its field maps to
 // now; a difference is a failure.
 func (e *evolver) sameType(cur pinot.FieldSpec, nc Column) bool {
 	n := nc.Field
 	if cur.DataType != n.DataType || cur.SingleValue != n.SingleValue {
-		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d is now %s, which maps to %s%s, but the Pinot column is %s%s and Pinot cannot change a column's type; %s",
-			cur.Name, nc.FieldID, nc.Type, n.DataType, mvSuffix(n.SingleValue), cur.DataType, mvSuffix(cur.SingleValue), howToRecreate))
+		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d is now %s, which maps to %s%s, but the Pinot column is %s%s and Pinot cannot change a column's type (a Pinot schema update may only add columns); %s%s",
+			cur.Name, nc.FieldID, nc.Type, n.DataType, mvSuffix(n.SingleValue), cur.DataType, mvSuffix(cur.SingleValue), howToRecreate,
+			widerOverrideHint(cur, n)))
 		return false
 	}
 	if cur.FieldType != n.FieldType || cur.Format != n.Format || cur.Granularity != n.Granularity {
