@@ -16,3 +16,7 @@ func ReadsDirect(ctx context.Context, req BuildRequest, f plan.File) (bool, erro
 	}
 	return ok, err
 }
+
+// CheckLags runs one pass of the lag checks and returns how many tables it
+// checked.
+func (w *Watcher) CheckLags(ctx context.Context) int { return w.checkLags(ctx) }

@@ -40,6 +40,11 @@ type Options struct {
 	ClaimTimeout time.Duration
 	// Plan tunes planning: small-file coalescing and the manifest cache.
 	Plan plan.Options
+	// LagInterval is how often each table's lag is measured apart from
+	// its runs (lagcheck.go; default DefaultLagInterval, negative: never);
+	// LagParallelism bounds the checks in flight on this replica.
+	LagInterval    time.Duration
+	LagParallelism int
 }
 
 // Deps are the parts a Watcher drives.
@@ -60,6 +65,9 @@ type Deps struct {
 	Scrub func(string) string
 	// Metrics hears of runs, phases, files and lag (nil: nothing reported).
 	Metrics Metrics
+	// LagLoader loads tables for the lag checks between runs (lagcheck.go;
+	// nil: lag is measured only when a table runs). Usually the Loader.
+	LagLoader TableLoader
 }
 
 // TimerClock is a Clock that also makes timers. When Deps.Clock is one,
@@ -179,12 +187,19 @@ func withRunDefaults(opts Options) Options {
 	if opts.ClaimTimeout <= 0 {
 		opts.ClaimTimeout = 30 * time.Second
 	}
+	if opts.LagInterval == 0 {
+		opts.LagInterval = DefaultLagInterval
+	}
+	if opts.LagParallelism <= 0 {
+		opts.LagParallelism = DefaultLagParallelism
+	}
 	return opts
 }
 
 // Open cleans up after this replica's previous life (recoverDead), loads
-// the tables and starts the scheduling loop, the follower of the store's
-// table changes, the run recorder and, with a work queue, the builders.
+// the tables and starts the scheduling loop, the lag checks, the follower
+// of the store's table changes, the run recorder and, with a work queue,
+// the builders.
 func (w *Watcher) Open(ctx context.Context) error {
 	if err := w.recoverDead(ctx); err != nil {
 		return err
@@ -196,10 +211,14 @@ func (w *Watcher) Open(ctx context.Context) error {
 	w.mu.Lock()
 	w.cancel, w.started, w.loopCtx = cancel, true, loopCtx
 	w.mu.Unlock()
-	w.wg.Add(3)
+	w.wg.Add(4)
 	go func() {
 		defer w.wg.Done()
 		w.loop(loopCtx)
+	}()
+	go func() {
+		defer w.wg.Done()
+		w.lagLoop(loopCtx)
 	}()
 	go func() {
 		defer w.wg.Done()

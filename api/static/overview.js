@@ -5,7 +5,7 @@
 
 import { ApiError, get } from "./api.js";
 import {
-  STATES, ago, badge, compact, duration, fullTime, h, lagText, normalize, num, pager, runSeconds, validTime,
+  STATES, ago, badge, compact, duration, fullTime, h, lagChecked, lagText, normalize, num, pager, runSeconds, validTime,
 } from "./ui.js";
 
 const SORTS = { name: "Table", state: "State", lag: "Lag", lastRun: "Last run", rows: "Rows in Pinot" };
@@ -189,7 +189,7 @@ export class Overview {
         h("td", {}, badge(t.state), progressNote(t)),
         h("td", { class: "lag", "data-snapshots": t.lag ? t.lag.snapshots : "",
           title: t.lag ? "newest snapshot " + t.lag.latestSnapshotId + ", checked " + fullTime(t.lag.checkedAt) : "lag unknown" },
-        lagText(t.lag)),
+        lagText(t.lag, t.state), h("div", { class: "muted small lag-checked" }, lagChecked(t.lag))),
         h("td", { class: "last-run", title: run ? fullTime(run.startedAt) : "" },
           run ? [badge(run.status, "small"), " ", ago(run.startedAt), h("span", { class: "muted" }, " · " + duration(runSeconds(run)))] : "–"),
         h("td", { title: fullTime(t.status.nextRun) }, t.state === "PAUSED" || t.state === "DISABLED" ? "–" : ago(t.status.nextRun)),

@@ -6,7 +6,7 @@ import { ApiError, get, patch, path, post } from "./api.js";
 import { barChart } from "./charts.js";
 import { CheckpointView } from "./checkpoint.js";
 import {
-  ago, badge, compact, duration, failed, fullTime, h, lagText, normalize, num, outcome, pretty, runSeconds, text,
+  ago, badge, compact, duration, failed, fullTime, h, lagChecked, lagText, normalize, num, outcome, pretty, runSeconds, text,
 } from "./ui.js";
 
 const RUNS = 50;
@@ -162,14 +162,15 @@ export class TablePage {
   }
 
   renderStats(v) {
-    const card = (label, value, title) => h("div", { class: "card static", title: title || String(value) },
-      h("span", { class: "count" + (String(value).length > 12 ? " long" : "") }, value), h("span", { class: "label" }, label));
+    const card = (label, value, title, note) => h("div", { class: "card static", title: title || String(value) },
+      h("span", { class: "count" + (String(value).length > 12 ? " long" : "") }, value), h("span", { class: "label" }, label),
+      note ? h("span", { class: "muted small note" }, note) : null);
     const cp = v.checkpoint || {};
     const run = v.lastRun;
     this.stats.replaceChildren(
       card("rows in Pinot", compact(v.rows), num(v.rows)),
       card("files", compact(cp.fileCount || 0)),
-      card("lag", lagText(v.lag)),
+      card("lag", lagText(v.lag, v.state), lagChecked(v.lag), lagChecked(v.lag)),
       card("last run", run ? ago(run.startedAt) : "–", run ? fullTime(run.startedAt) : ""),
       card("next run", v.state === "PAUSED" || v.state === "DISABLED" ? "–" : ago(v.status.nextRun), fullTime(v.status.nextRun)),
       card("snapshot", text(cp.snapshotId)));

@@ -107,12 +107,19 @@ export function normalize(t) {
   return v;
 }
 
-// lagText: "3 snapshots · 4 min", "in sync", or "–" when unknown.
-export function lagText(lag) {
+// lagText: "3 snapshots · 4 min", "in sync", or "–" when unknown; with
+// the table's state, a failed table never reads "in sync" (its last run
+// did not get there).
+export function lagText(lag, state) {
   if (!lag) return "–";
-  if (!lag.snapshots) return "in sync";
+  if (!lag.snapshots) return state === "FAILED" ? "unknown: last run failed" : "in sync";
   const snaps = lag.snapshots === 1 ? "1 snapshot" : lag.snapshots + " snapshots";
   return lag.seconds ? snaps + " · " + duration(lag.seconds) : snaps;
+}
+
+// lagChecked: "checked 20 s ago", when the lag was last measured.
+export function lagChecked(lag) {
+  return lag && validTime(lag.checkedAt) ? "checked " + ago(lag.checkedAt) : "";
 }
 
 export function pretty(v) { return JSON.stringify(v, null, 2); }

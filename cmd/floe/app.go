@@ -140,7 +140,7 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 	}
 	loader := newCatalogLoader(store, logger, cfg.Security.Policy(), red)
 	w := watcher.New(watcher.Deps{
-		Store: store, Loader: loader, Builder: watcher.IcebergBuilder{}, Uploader: up, Logger: logger,
+		Store: store, Loader: loader, LagLoader: loader, Builder: watcher.IcebergBuilder{}, Uploader: up, Logger: logger,
 		Work: workQueue(cfg.Watcher, store), Scrub: red.Scrub, Metrics: reg,
 	}, watcherOptions(cfg.Watcher))
 	dropper, _ := up.(pinot.TableDropper)
@@ -153,7 +153,7 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 func watcherOptions(c config.Watcher) watcher.Options {
 	return watcher.Options{
 		Owner: c.Owner, LeaseTTL: c.LeaseTTL, LeaseMargin: c.LeaseMargin, MaxConcurrentRuns: c.MaxConcurrentRuns,
-		BuildParallelism: c.BuildParallelism, RefreshInterval: c.RefreshInterval,
+		BuildParallelism: c.BuildParallelism, RefreshInterval: c.RefreshInterval, LagInterval: c.LagInterval,
 		DefaultSchedule: c.DefaultSchedule, WorkDir: c.WorkDir, MaxRowsPerSegment: c.MaxRowsPerSegment,
 		BatchFiles: c.BatchFiles, BatchBytes: c.BatchBytes, ClaimTimeout: c.ClaimTimeout,
 		Plan: plan.Options{CoalesceBelowBytes: c.CoalesceBelowBytes, TargetSegmentBytes: c.TargetSegmentBytes,

@@ -128,6 +128,9 @@ type Watcher struct {
 	ManifestCacheBytes int64 `yaml:"manifestCacheBytes"`
 	// MinScheduleInterval: the API refuses schedules that fire more often.
 	MinScheduleInterval time.Duration `yaml:"minScheduleInterval"`
+	// LagInterval: how often each table's lag is measured (its metadata
+	// file only), whatever its schedule; negative: only when it runs.
+	LagInterval time.Duration `yaml:"lagInterval"`
 }
 
 // Log configures slog.
@@ -161,6 +164,7 @@ func Default() Config {
 			BuildParallelism:    2,
 			LeaseTTL:            2 * time.Minute,
 			RefreshInterval:     15 * time.Second,
+			LagInterval:         30 * time.Second,
 			Owner:               host,
 			WorkDir:             "floe-data/work",
 			MaxRowsPerSegment:   5_000_000,

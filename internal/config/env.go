@@ -116,6 +116,7 @@ func envVars() []envVar {
 		{"FLOE_WATCHER_BUILDPARALLELISM", "watcher.buildParallelism", num(func(c *Config) *int { return &c.Watcher.BuildParallelism })},
 		{"FLOE_WATCHER_LEASETTL", "watcher.leaseTTL", dur(func(c *Config) *time.Duration { return &c.Watcher.LeaseTTL })},
 		{"FLOE_WATCHER_REFRESHINTERVAL", "watcher.refreshInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.RefreshInterval })},
+		{"FLOE_WATCHER_LAGINTERVAL", "watcher.lagInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.LagInterval })},
 		{"FLOE_WATCHER_OWNER", "watcher.owner", str(func(c *Config) *string { return &c.Watcher.Owner })},
 		{"FLOE_WATCHER_WORKDIR", "watcher.workDir", str(func(c *Config) *string { return &c.Watcher.WorkDir })},
 		{"FLOE_WATCHER_LEASEMARGIN", "watcher.leaseMargin", dur(func(c *Config) *time.Duration { return &c.Watcher.LeaseMargin })},

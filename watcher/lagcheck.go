@@ -1,0 +1,144 @@
+package watcher
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/floehq/floe/checkpoint"
+)
+
+// Lag checks. A run records how far its table is behind when it starts,
+// but a table on a long schedule (or paused, or failing) would show that
+// figure for as long as no run comes, so the status page's "in sync" could
+// be minutes or hours old. The watcher therefore measures every table's
+// lag on a cadence of its own (Options.LagInterval): it reads the table's
+// current metadata (one metadata file, no manifest) and the checkpoint's
+// summary, and records the observation. Replicas share the work through
+// the store: a table whose observation is younger than the interval is
+// skipped, whoever wrote it, so each table is checked about once per
+// interval however many replicas run, at most LagParallelism at a time on
+// each.
+
+// Lag check defaults.
+const (
+	DefaultLagInterval    = 30 * time.Second
+	DefaultLagParallelism = 4
+)
+
+// lagLoop checks the tables' lag until ctx ends.
+func (w *Watcher) lagLoop(ctx context.Context) {
+	if w.opts.LagInterval < 0 || w.deps.LagLoader == nil {
+		return
+	}
+	// Wake a few times per interval, so a table falls due soon after its
+	// observation ages past the interval.
+	step := w.opts.LagInterval / 3
+	for {
+		w.checkLags(ctx)
+		timeout, stop := w.at(w.clock.Now().Add(step))
+		select {
+		case <-ctx.Done():
+			stop()
+			return
+		case <-timeout:
+		}
+	}
+}
+
+// checkLags checks every table whose last observation is older than the
+// interval, LagParallelism at a time, and returns how many it checked.
+func (w *Watcher) checkLags(ctx context.Context) int {
+	if w.deps.LagLoader == nil {
+		return 0
+	}
+	due, err := w.lagDue(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			w.log.Warn("list tables for the lag check", slog.Any("error", err))
+		}
+		return 0
+	}
+	sem := make(chan struct{}, w.opts.LagParallelism)
+	var wg sync.WaitGroup
+	for _, t := range due {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			wg.Wait()
+			return 0
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			w.checkLag(ctx, t)
+		}()
+	}
+	wg.Wait()
+	return len(due)
+}
+
+// lagDue returns the tables this replica knows whose observation is older
+// than the interval (or missing) and that no run of this replica is
+// measuring right now.
+func (w *Watcher) lagDue(ctx context.Context) ([]checkpoint.Table, error) {
+	w.mu.Lock()
+	known := make([]checkpoint.Table, 0, len(w.tables))
+	for _, st := range w.tables {
+		if !st.gone && !st.running {
+			known = append(known, st.table)
+		}
+	}
+	w.mu.Unlock()
+	slices.SortFunc(known, func(a, b checkpoint.Table) int { return strings.Compare(a.Name, b.Name) })
+	names := make([]string, len(known))
+	for i, t := range known {
+		names[i] = t.Name
+	}
+	ovs, err := w.deps.Store.TableOverviews(ctx, names)
+	if err != nil {
+		return nil, err
+	}
+	now := w.clock.Now()
+	var due []checkpoint.Table
+	for i, t := range known {
+		if i < len(ovs) && ovs[i].Observation != nil && now.Sub(ovs[i].Observation.CheckedAt) < w.opts.LagInterval {
+			continue
+		}
+		due = append(due, t)
+	}
+	return due, nil
+}
+
+// checkLag reads the table's metadata and checkpoint summary and records
+// the lag. A table that cannot be loaded keeps its last observation (its
+// runs report why); the failure is logged at debug level, since every
+// scheduled run says it louder.
+func (w *Watcher) checkLag(ctx context.Context, t checkpoint.Table) {
+	log := w.log.With(slog.String(attrTable, t.Name))
+	src, err := w.deps.LagLoader.LoadTable(ctx, t)
+	if err != nil {
+		log.Debug("lag check: load table", slog.Any("error", err))
+		return
+	}
+	var synced int64
+	sum, err := w.deps.Store.GetCheckpointSummary(ctx, t.Name)
+	switch {
+	case err == nil:
+		synced = sum.SnapshotID
+	case !errors.Is(err, checkpoint.ErrNotFound):
+		log.Debug("lag check: read checkpoint", slog.Any("error", err))
+		return
+	}
+	now := w.clock.Now()
+	l := lagOf(src.Table.Metadata(), synced)
+	w.metrics.SetLag(t.Name, l.behind, l.seconds(now))
+	err = w.deps.Store.PutObservation(ctx, t.Name, l.observation(now))
+	if err != nil && ctx.Err() == nil && !errors.Is(err, checkpoint.ErrNotFound) { // deleted meanwhile: nothing to tell
+		log.Warn("record the table's lag", slog.Any("error", err))
+	}
+}
