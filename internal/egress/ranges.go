@@ -54,7 +54,6 @@ func classify(ip netip.Addr) (string, []netip.Prefix) {
 	return classPublic, nil
 }
 
-
 // effective is the address a connection to ip reaches: IPv4-mapped and
 // NAT64 addresses are judged by the IPv4 address they carry.
 func effective(ip netip.Addr) netip.Addr {
