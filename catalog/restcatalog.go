@@ -29,7 +29,7 @@ func newREST(ctx context.Context, cfg Config, p restParams) (*rest.Catalog, erro
 	// Always load every snapshot: the watcher walks ancestry.
 	props["snapshot-loading-mode"] = "all"
 	opts := []rest.Option{
-		rest.WithCustomTransport(cfg.httpTransport()),
+		rest.WithCustomTransport(cfg.restTransport(p.uri)),
 		rest.WithAdditionalProps(props),
 	}
 	if p.warehouse != "" {
