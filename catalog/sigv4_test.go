@@ -154,4 +154,3 @@ func TestS3Tables_NativeErrorMapping(t *testing.T) {
 		})
 	}
 }
-

@@ -329,3 +329,27 @@ func (p *Policy) CheckHost(kind Kind, host string) error {
 	}
 	return nil
 }
+
+// Lists reports whether kind's allow entries name host explicitly: by
+// name, or as an address inside a listed network. A nil policy lists
+// nothing.
+func (p *Policy) Lists(kind Kind, host string) bool {
+	if p == nil {
+		return false
+	}
+	l := p.kinds[kind]
+	if l.namesHost(host) {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err != nil {
+		return false
+	}
+	ip = effective(ip)
+	for _, pfx := range l.prefixes {
+		if pfx.Contains(ip) {
+			return true
+		}
+	}
+	return false
+}
