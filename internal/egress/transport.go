@@ -25,6 +25,9 @@ type Transport struct {
 	policy *Policy
 	base   http.RoundTripper
 	scrub  func(string) string
+	// full keeps error answers whole, for a client that matches on them
+	// and cuts them to an excerpt in its own errors.
+	full bool
 }
 
 var _ http.RoundTripper = (*Transport)(nil)
@@ -36,6 +39,13 @@ var _ http.RoundTripper = (*Transport)(nil)
 func (p *Policy) Transport(kind Kind, base *http.Transport, d *net.Dialer, scrub func(string) string) *Transport {
 	base.DialContext = p.DialContext(kind, d)
 	return &Transport{kind: kind, policy: p, base: base, scrub: scrub}
+}
+
+// KeepErrorAnswers returns t leaving error answers whole: its client
+// matches on their text and shows only [Excerpt]s of them in its errors.
+func (t *Transport) KeepErrorAnswers() *Transport {
+	t.full = true
+	return t
 }
 
 // RoundTrip sends req under the policy.
@@ -52,7 +62,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Body.Close()
 		return nil, &RedirectError{Kind: t.kind, From: hostPort(req.URL), To: to}
 	}
-	if resp.StatusCode >= 400 {
+	if resp.StatusCode >= 400 && !t.full {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		resp.Body.Close()
 		short := shortenBody(raw, t.scrub)
