@@ -264,3 +264,57 @@ func TestREST_LongErrorAnswer(t *testing.T) {
 		t.Fatalf("Open error lost the excerpt: %s", msg)
 	}
 }
+
+// tableMetadata is a minimal Iceberg v2 table metadata document.
+const tableMetadata = `{"format-version":2,"table-uuid":"9c12d441-03fe-4693-9a96-a0705ddf69c1","location":"s3://lake/orders",
+"last-sequence-number":0,"last-updated-ms":1700000000000,"last-column-id":1,"current-schema-id":0,
+"schemas":[{"type":"struct","schema-id":0,"fields":[{"id":1,"name":"id","required":true,"type":"long"}]}],
+"default-spec-id":0,"partition-specs":[{"spec-id":0,"fields":[]}],"last-partition-id":999,
+"default-sort-order-id":0,"sort-orders":[{"order-id":0,"fields":[]}],"properties":{},"snapshots":[],"snapshot-log":[],"metadata-log":[]}`
+
+// A REST catalog that vends an S3 endpoint for its tables' files cannot
+// send floe's file reads to an address the policy refuses: the FileIO
+// iceberg-go builds from the vended props dials under the AWS rules.
+func TestREST_VendedFileEndpointUnderPolicy(t *testing.T) {
+	var s3 requestLog
+	store := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s3.add(r)
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, `<?xml version="1.0"?><Error><Code>NoSuchKey</Code><Message>none</Message></Error>`)
+	}))
+	defer store.Close()
+	for _, c := range []struct {
+		endpoint string
+		allowed  bool
+	}{{"http://169.254.169.254", false}, {store.URL, true}} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if strings.HasSuffix(r.URL.Path, "/config") {
+				io.WriteString(w, `{"defaults":{},"overrides":{}}`)
+				return
+			}
+			io.WriteString(w, `{"metadata-location":"s3://lake/orders/metadata/v1.json","metadata":`+tableMetadata+
+				`,"config":{"s3.endpoint":"`+c.endpoint+`","s3.region":"us-east-1","s3.access-key-id":"AKIDVENDED","s3.secret-access-key":"vended-secret-1234"}}`)
+		}))
+		p := catalog.Policy{Egress: egressPolicy(t, egress.Config{Allow: []string{"127.0.0.0/8"}}, nil)}
+		cat, err := openResolved(t, p, catalog.Config{Name: "c", Type: catalog.TypeREST, Props: map[string]string{"uri": srv.URL}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := cat.LoadTable(t.Context(), catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"})
+		if err != nil {
+			t.Fatalf("LoadTable: %v", err)
+		}
+		fs, err := tbl.Iceberg.FS(t.Context())
+		if err != nil {
+			t.Fatalf("FS: %v", err)
+		}
+		before := len(s3.all())
+		_, err = fs.Open("s3://lake/orders/data/f.parquet")
+		refused := err != nil && strings.Contains(err.Error(), "refused by the egress policy")
+		if c.allowed == refused || c.allowed && len(s3.all()) == before {
+			t.Errorf("open a file at vended endpoint %s: %v (store got %d requests); want allowed %t", c.endpoint, err, len(s3.all())-before, c.allowed)
+		}
+		cat.Close()
+		srv.Close()
+	}
+}
