@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -113,5 +114,36 @@ func TestController_LongErrorAnswer(t *testing.T) {
 	msg := err.Error()
 	if strings.Contains(msg, "pinot-tok") || strings.Contains(msg, strings.Repeat("B", 30)) || len(msg) > 400 {
 		t.Fatalf("error carries more than a scrubbed excerpt (%d bytes): %s", len(msg), msg)
+	}
+}
+
+// The S3 deep store dials under the deep-store rules: a loopback endpoint
+// is refused (no request sent, no retry) until loopback is allowed.
+func TestS3DeepStore_Egress(t *testing.T) {
+	var seen authLog
+	s3 := httptest.NewServer(seen.handler(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) }))
+	defer s3.Close()
+	tarball := t.TempDir() + "/s.tar.gz"
+	if err := os.WriteFile(tarball, []byte("tar"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lo, err := egress.New(egress.Config{DeepStore: egress.Rule{Allow: []string{"127.0.0.0/8"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		policy  *egress.Policy
+		reaches bool
+	}{{egress.Default(), false}, {lo, true}} {
+		store, err := pinot.NewS3DeepStore(t.Context(), pinot.S3Options{URI: "s3://deep/floe", Region: "us-east-1", Endpoint: s3.URL,
+			PathStyle: true, AccessKeyID: "AKIDDEEPSTORE", SecretAccessKey: "deep-secret-0123", Retry: fastRetry, Egress: c.policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := seen.count()
+		err = store.Put(t.Context(), "orders", "seg_0", tarball)
+		if c.reaches != (err == nil) || c.reaches != (seen.count() > before) || !c.reaches && !errors.Is(err, egress.ErrRefused) {
+			t.Fatalf("Put (allowed %t) = %v with %d requests", c.reaches, err, seen.count()-before)
+		}
 	}
 }
