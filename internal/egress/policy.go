@@ -106,8 +106,12 @@ func (e *RefusedError) Error() string {
 	if e.Class == classMetadata {
 		what = "a cloud metadata address"
 	}
-	return fmt.Sprintf("%s %s is %s, which floe does not call unless security.egress.%s.allow (or security.egress.allow) admits it: %s",
-		e.Kind.noun(), e.Host, what, e.Kind, ErrRefused)
+	verb := "is"
+	if _, err := netip.ParseAddr(strings.Trim(e.Host, "[]")); err != nil && !isMetadataName(e.Host) {
+		verb = "resolves to"
+	}
+	return fmt.Sprintf("%s %s %s %s, which floe does not call unless security.egress.%s.allow (or security.egress.allow) admits it: %s",
+		e.Kind.noun(), e.Host, verb, what, e.Kind, ErrRefused)
 }
 
 // Unwrap makes errors.Is(err, ErrRefused) hold.
