@@ -2,18 +2,21 @@ package catalog
 
 import (
 	"context"
-	"net"
+	"errors"
 	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/floehq/floe/internal/egress"
 )
 
 // AWS service ids used for endpoint overrides (AWS_ENDPOINT_URL_<ID>).
@@ -40,27 +43,48 @@ func (c Config) endpointFor(svc string) string {
 	return os.Getenv("AWS_ENDPOINT_URL")
 }
 
-// httpTransport returns a transport whose dial, TLS handshake and response
-// header phases are bounded by the connection's timeout.
-func (c Config) httpTransport() *http.Transport {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	c.boundTransport(tr)
-	return tr
-}
-
+// boundTransport bounds the TLS handshake and response header phases by
+// the connection's timeout (the dial is bounded by its dialer).
 func (c Config) boundTransport(tr *http.Transport) {
-	t := c.timeout()
-	tr.DialContext = (&net.Dialer{Timeout: t}).DialContext
+	t := c.transportTimeout()
 	tr.TLSHandshakeTimeout = t
 	tr.ResponseHeaderTimeout = t
 }
 
 // awsHTTPClient is the AWS SDK's buildable client (it honours
-// AWS_CA_BUNDLE) with the same bounds.
+// AWS_CA_BUNDLE) with the same bounds; [Config.policeAWS] puts it under
+// the egress policy once the SDK has configured it.
 func (c Config) awsHTTPClient() *awshttp.BuildableClient {
 	return awshttp.NewBuildableClient().
 		WithTimeout(4 * c.timeout()).
 		WithTransportOptions(c.boundTransport)
+}
+
+// awsRetryer makes two attempts, and one only when the endpoint could not
+// be reached or the egress policy refused it: a second attempt would end
+// in the call's deadline for a silent port and not for a closed one,
+// telling them apart (egress E4).
+func awsRetryer() aws.Retryer {
+	return retry.NewStandard(func(o *retry.StandardOptions) {
+		o.MaxAttempts = 2
+		o.Retryables = append([]retry.IsErrorRetryable{retry.IsErrorRetryableFunc(func(err error) aws.Ternary {
+			if errors.Is(err, egress.ErrUnreachable) || errors.Is(err, egress.ErrRefused) {
+				return aws.FalseTernary
+			}
+			return aws.UnknownTernary
+		})}, o.Retryables...)
+	})
+}
+
+// policeAWS replaces cfg's HTTP client by one over the same transport
+// that dials under the egress policy for AWS endpoints, follows no
+// redirect to another host and cuts error answers to excerpts.
+func (c Config) policeAWS(cfg *aws.Config) {
+	b, ok := cfg.HTTPClient.(*awshttp.BuildableClient)
+	if !ok {
+		return
+	}
+	cfg.HTTPClient = c.egressPolicy().Client(egress.AWS, b.GetTransport(), c.dialer(), b.GetTimeout(), c.scrubber())
 }
 
 // hasDataCreds reports whether the data side has credentials of its own.
@@ -85,7 +109,7 @@ func (c Config) awsConfig(ctx context.Context, prefix, region string) (aws.Confi
 	opts := []func(*config.LoadOptions) error{
 		config.WithRegion(region),
 		config.WithHTTPClient(c.awsHTTPClient()),
-		config.WithRetryMaxAttempts(2),
+		config.WithRetryer(awsRetryer),
 	}
 	if id := c.secret(prefix + SecretAccessKeyID); id != "" {
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(
@@ -95,6 +119,7 @@ func (c Config) awsConfig(ctx context.Context, prefix, region string) (aws.Confi
 	if err != nil {
 		return aws.Config{}, wrapErr("load AWS config", "", "", err)
 	}
+	c.policeAWS(&cfg)
 	if via := c.prop(prefix + PropViaRoleARN); via != "" {
 		cfg.Credentials = c.assume(cfg, via, c.prop(prefix+PropViaExternalID))
 	}

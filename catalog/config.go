@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/floehq/floe/internal/egress"
 )
 
 // Connection types.
@@ -77,6 +79,9 @@ type Config struct {
 	// local guards the tables' reads of local files; set by
 	// [Policy.Resolve], nil otherwise (no check).
 	local *localGuard
+	// egress decides the addresses the connection's calls may reach; set
+	// by [Policy.Resolve], nil otherwise (no check).
+	egress *egress.Policy
 }
 
 // prop returns a trimmed prop value.

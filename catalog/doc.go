@@ -89,6 +89,18 @@
 // are *[FieldError] values ([ErrInvalidConfig]) naming
 // connections.<name>.props.<key>.
 //
+// # Network
+//
+// A Config from [Policy.Resolve] calls out under the policy's egress rules
+// (package internal/egress): REST catalogs under the catalog and OAuth
+// rules, every AWS call under the AWS rules, each dial checked on the
+// addresses the name resolved to; [Policy.Check] refuses URL props whose
+// host is a refused address literal. A REST connection's credentials go
+// only to the hosts its props name (or the catalog rules list), whatever
+// the catalog's config answer says; no redirect to another origin is
+// followed; a peer that cannot be reached gives [ErrUnreachable] with the
+// same text whatever the cause.
+//
 // Secrets never appear in errors, logs, [Config.String], [Config.LogValue]
 // or the JSON of a Config. Errors can still repeat what a peer answered;
 // floe scrubs every known secret value from them at its boundary

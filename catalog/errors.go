@@ -13,6 +13,8 @@ import (
 	"github.com/aws/smithy-go"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/floehq/floe/internal/egress"
 )
 
 // Sentinel errors callers branch on (errors.Is).
@@ -138,6 +140,9 @@ var sqlStates = map[string]error{
 
 // classify returns the sentinel category of err, or nil.
 func classify(err error) error {
+	if errors.Is(err, egress.ErrUnreachable) || errors.Is(err, egress.ErrRefused) || errors.As(err, new(*egress.RedirectError)) {
+		return ErrUnreachable
+	}
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) {
 		if kind, ok := awsCodes[apiErr.ErrorCode()]; ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 	"github.com/apache/iceberg-go/utils"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 
 	"github.com/floehq/floe/catalog/awsaccess"
 )
@@ -79,6 +80,38 @@ func (d dataAccess) loadFromLocation(ctx context.Context, ident TableIdent, loc 
 // FileIO. The result is read-only (no catalog behind it).
 func (d dataAccess) rewrap(tbl *table.Table) *table.Table {
 	return table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), d.fsF(tbl.MetadataLocation()), nil)
+}
+
+// withAWS puts cfg (when non-nil) in ctx for iceberg-go's S3 FileIO.
+func withAWS(ctx context.Context, cfg *aws.Config) context.Context {
+	if cfg == nil {
+		return ctx
+	}
+	return utils.WithAwsConfig(ctx, cfg)
+}
+
+// policedFiles keeps the FileIO iceberg-go built for tbl from its
+// catalog's props (vended credentials included) but opens it with cfg in
+// the context: the S3 FileIO then sends its requests through cfg's HTTP
+// client, under the egress policy, while the props' endpoint, region and
+// keys still apply.
+func policedFiles(tbl *table.Table, cfg *aws.Config) *table.Table {
+	fs := func(ctx context.Context) (iceio.IO, error) { return tbl.FS(withAWS(ctx, cfg)) }
+	return table.New(tbl.Identifier(), tbl.Metadata(), tbl.MetadataLocation(), fs, nil)
+}
+
+// fileIOAWS is the AWS config the S3 FileIO of a REST or Hadoop catalog
+// starts from: the default credential chain (the props' keys, vended or
+// resolved, override it, as they did), floe's HTTP client under the
+// egress policy for AWS endpoints.
+func (c Config) fileIOAWS(ctx context.Context, region string) (*aws.Config, error) {
+	cfg, err := config.LoadDefaultConfig(ctx, config.WithRegion(region), config.WithHTTPClient(c.awsHTTPClient()),
+		config.WithRetryer(awsRetryer))
+	if err != nil {
+		return nil, wrapErr("load AWS config", "", "", err)
+	}
+	c.policeAWS(&cfg)
+	return &cfg, nil
 }
 
 // metadataErr classifies a failure to read a metadata file: access and

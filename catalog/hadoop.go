@@ -48,9 +48,15 @@ func openHadoop(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, 
 	if err != nil {
 		return nil, wrapErr("open hadoop warehouse", wh, "", err)
 	}
+	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: wh, timeout: cfg.timeout(),
+		access: cfg.access(), identity: identity}
+	if u.Scheme != "" && u.Scheme != "file" {
+		if ic.fileAWS, err = cfg.fileIOAWS(ctx, props[iceio.S3Region]); err != nil {
+			return nil, err
+		}
+	}
 	logger.Debug("opened hadoop catalog", slog.String("warehouse", wh))
-	return &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: wh, timeout: cfg.timeout(),
-		access: cfg.access(), identity: identity}, nil
+	return ic, nil
 }
 
 // resolveStaticCreds retrieves the data credentials once into FileIO props

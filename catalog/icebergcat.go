@@ -9,6 +9,7 @@ import (
 	"time"
 
 	icecatalog "github.com/apache/iceberg-go/catalog"
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/floehq/floe/catalog/awsaccess"
 )
@@ -25,11 +26,17 @@ type icebergCatalog struct {
 	timeout  time.Duration
 	closers  []func() error
 	identity identityCheck // nil when there are no AWS credentials to check
+	// fileAWS, when set, is put in the context of every call and of every
+	// read of a loaded table's files, so that the S3 FileIO iceberg-go
+	// builds from the catalog's props (REST, Hadoop) uses floe's HTTP
+	// client, under the egress policy (fileio.go, policedFiles).
+	fileAWS *aws.Config
 }
 
 var _ Catalog = (*icebergCatalog)(nil)
 
 func (c *icebergCatalog) ListNamespaces(ctx context.Context, parent []string, page PageRequest) (Page[Namespace], error) {
+	ctx = withAWS(ctx, c.fileAWS)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	ids, err := c.cat.ListNamespaces(ctx, parent)
@@ -45,6 +52,7 @@ func (c *icebergCatalog) ListNamespaces(ctx context.Context, parent []string, pa
 }
 
 func (c *icebergCatalog) ListTables(ctx context.Context, namespace []string, page PageRequest) (Page[TableIdent], error) {
+	ctx = withAWS(ctx, c.fileAWS)
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	var all []TableIdent
@@ -65,14 +73,17 @@ func (c *icebergCatalog) LoadTable(ctx context.Context, ident TableIdent) (*Tabl
 	if err := ident.check(); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	ctx, cancel := context.WithTimeout(withAWS(ctx, c.fileAWS), c.timeout)
 	defer cancel()
 	tbl, err := c.cat.LoadTable(ctx, ident.iceberg())
 	if err != nil {
 		return nil, c.loadErr(ident, err)
 	}
-	if c.data != nil {
+	switch {
+	case c.data != nil:
 		tbl = c.data.rewrap(tbl)
+	case c.fileAWS != nil:
+		tbl = policedFiles(tbl, c.fileAWS)
 	}
 	return c.cfg.newTable(ident, tbl), nil
 }

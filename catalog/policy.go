@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/floehq/floe/internal/egress"
 )
 
-// Policy is what the operator lets connections reach on floe's own
-// machine: local catalog files and the secrets that connections refer to
-// instead of holding them. Callers apply it before Open ([Policy.Resolve]);
+// Policy is what the operator lets connections reach: local catalog
+// files and the secrets that connections refer to instead of holding
+// them on floe's own machine, and the network addresses they may call. Callers apply it before Open ([Policy.Resolve]);
 // the messages name the floe settings it comes from (security.localRoots,
 // security.secretEnv, security.secretFileRoots).
 type Policy struct {
@@ -30,6 +32,19 @@ type Policy struct {
 	SecretFileRoots []string
 	// LookupEnv reads the environment (nil: os.LookupEnv).
 	LookupEnv func(string) (string, bool)
+	// Egress decides which addresses connections may call (nil: the
+	// default policy, public addresses only; see package egress). Check
+	// refuses URL props whose host is a refused address literal; every
+	// dial of a resolved connection is checked after name resolution.
+	Egress *egress.Policy
+}
+
+// egressPolicy is p.Egress or, when unset, the default policy.
+func (p Policy) egressPolicy() *egress.Policy {
+	if p.Egress != nil {
+		return p.Egress
+	}
+	return egress.Default()
 }
 
 // SystemDirs are never local roots, and nothing under them is read as a
@@ -80,6 +95,9 @@ func (p Policy) Check(cfg Config) error {
 			errs = append(errs, &FieldError{Field: cfg.field("secrets", k), Msg: err.Error()})
 		}
 	}
+	if err := checkEgress(p.egressPolicy(), cfg); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
 }
 
@@ -94,6 +112,7 @@ func (p Policy) Resolve(cfg Config) (Config, error) {
 	}
 	out := cfg
 	out.local = &localGuard{roots: resolveRoots(slices.Clone(p.LocalRoots))}
+	out.egress = p.egressPolicy()
 	out.Secrets = maps.Clone(cfg.Secrets)
 	for k, v := range cfg.Secrets {
 		val, err := p.secretRef(v, true)

@@ -29,7 +29,7 @@ func newREST(ctx context.Context, cfg Config, p restParams) (*rest.Catalog, erro
 	// Always load every snapshot: the watcher walks ancestry.
 	props["snapshot-loading-mode"] = "all"
 	opts := []rest.Option{
-		rest.WithCustomTransport(cfg.httpTransport()),
+		rest.WithCustomTransport(cfg.restTransport(p.uri)),
 		rest.WithAdditionalProps(props),
 	}
 	if p.warehouse != "" {
@@ -97,6 +97,9 @@ func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 		return nil, err
 	}
 	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: p.uri, timeout: cfg.timeout(), access: p.access}
+	if ic.fileAWS, err = cfg.fileIOAWS(ctx, p.fileRegion); err != nil {
+		return nil, err
+	}
 	if p.awsCfg != nil {
 		ic.identity = cfg.callerIdentity(*p.awsCfg)
 	}

@@ -154,26 +154,3 @@ func TestS3Tables_NativeErrorMapping(t *testing.T) {
 		})
 	}
 }
-
-// TestOpen_Timeout: a server that never answers gives ErrTimeout.
-func TestOpen_Timeout(t *testing.T) {
-	release := make(chan struct{})
-	srv := newHangingServer(t, release)
-	defer close(release)
-	cat, err := catalog.Open(t.Context(), catalog.Config{Name: "slow", Type: catalog.TypeGlue,
-		Props:   map[string]string{"region": "us-east-1", "endpoint": srv, "timeout": "200ms"},
-		Secrets: fakeKeys()}, discard())
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	defer cat.Close()
-	_, err = cat.ListNamespaces(t.Context(), nil, catalog.PageRequest{})
-	if !errors.Is(err, catalog.ErrTimeout) || !strings.Contains(err.Error(), "list databases") {
-		t.Fatalf("ListNamespaces = %v, want ErrTimeout naming the call", err)
-	}
-	_, err = catalog.Open(t.Context(), catalog.Config{Name: "slow", Type: catalog.TypeREST,
-		Props: map[string]string{"uri": srv, "timeout": "200ms"}}, discard())
-	if !errors.Is(err, catalog.ErrTimeout) || !strings.Contains(err.Error(), srv) {
-		t.Fatalf("Open(rest) = %v, want ErrTimeout naming %s", err, srv)
-	}
-}

@@ -17,14 +17,17 @@ type Broker struct {
 	base    string
 	client  *http.Client
 	headers map[string]string
+	scrub   scrubber
 	// NullHandling asks for SQL null semantics (enableNullHandling); on by
 	// default. Servers older than 1.0 refuse it.
 	NullHandling bool
 }
 
 // NewBroker returns a broker client for baseURL.
-func NewBroker(baseURL string, timeout time.Duration, headers map[string]string) *Broker {
-	return &Broker{base: strings.TrimRight(baseURL, "/"), client: &http.Client{Timeout: timeout}, headers: headers, NullHandling: true}
+func NewBroker(baseURL string, timeout time.Duration, headers map[string]string, opts ...Option) *Broker {
+	s := newScrubber(headers)
+	return &Broker{base: strings.TrimRight(baseURL, "/"), client: httpClient(timeout, s, opts), headers: headers,
+		scrub: s, NullHandling: true}
 }
 
 // ResultTable is a query answer.
@@ -71,7 +74,7 @@ func (b *Broker) Query(ctx context.Context, sql string) (*ResultTable, error) {
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 	if resp.StatusCode != http.StatusOK {
-		return nil, &APIError{Op: "query", Status: resp.StatusCode, Body: string(raw)}
+		return nil, &APIError{Op: "query", Status: resp.StatusCode, Body: b.scrub.scrub(strings.TrimSpace(string(raw)))}
 	}
 	rt, err := DecodeBrokerResponse(raw)
 	if err != nil {

@@ -37,13 +37,14 @@ var _ Uploader = (*Controller)(nil)
 // NewController returns a client for the controller at baseURL. timeout
 // bounds each request attempt. headers (for example Authorization) are
 // sent on every request and never appear in errors.
-func NewController(baseURL string, timeout time.Duration, headers map[string]string) (*Controller, error) {
+func NewController(baseURL string, timeout time.Duration, headers map[string]string, opts ...Option) (*Controller, error) {
 	u, err := url.Parse(strings.TrimRight(baseURL, "/"))
 	if err != nil || u.Host == "" {
 		return nil, fmt.Errorf("parse controller URL: invalid URL")
 	}
+	s := newScrubber(headers)
 	return &Controller{
-		base: u, client: &http.Client{Timeout: timeout}, headers: headers, scrub: newScrubber(headers),
+		base: u, client: httpClient(timeout, s, opts), headers: headers, scrub: s,
 		Retry: DefaultRetryPolicy(),
 	}, nil
 }

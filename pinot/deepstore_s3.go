@@ -4,15 +4,20 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+
+	"github.com/floehq/floe/internal/egress"
 )
 
 // S3Options configures an S3 or S3-compatible deep store.
@@ -29,6 +34,10 @@ type S3Options struct {
 	// (environment, shared files, web identity, instance role).
 	AccessKeyID, SecretAccessKey, SessionToken string
 	Retry                                      RetryPolicy
+	// Egress decides the addresses the store may be reached at (checked
+	// at every dial, after name resolution); nil refuses none. Either way
+	// no redirect to another origin is followed.
+	Egress *egress.Policy
 }
 
 // S3DeepStore is a DeepStore on S3. The SDK's own retries are off: every
@@ -66,6 +75,10 @@ func NewS3DeepStore(ctx context.Context, opts S3Options) (*S3DeepStore, error) {
 	cfg, err := config.LoadDefaultConfig(ctx, load...)
 	if err != nil {
 		return nil, fmt.Errorf("load AWS config for deep store s3://%s: %w", bucket, err)
+	}
+	if b, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok {
+		scrub := newScrubber(map[string]string{"k": opts.AccessKeyID, "s": opts.SecretAccessKey, "t": opts.SessionToken}).scrub
+		cfg.HTTPClient = opts.Egress.Client(egress.DeepStore, b.GetTransport(), &net.Dialer{Timeout: 30 * time.Second}, b.GetTimeout(), scrub)
 	}
 	client := s3.NewFromConfig(cfg, func(o *s3.Options) {
 		o.Retryer = aws.NopRetryer{}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/floehq/floe/internal/egress"
 )
 
 // ErrTableMissing: the table does not exist in Pinot.
@@ -27,7 +29,9 @@ var ErrSegmentNameReverted = errors.New("segment name belongs to a reverted repl
 
 // APIError is a non-2xx answer from a Pinot REST endpoint. Body has every
 // configured header value (Authorization, ...) scrubbed out: controllers
-// can echo request headers in their error messages.
+// can echo request headers in their error messages. Body is the whole
+// answer (up to 1 MiB) for callers to match on; Error shows only an
+// excerpt of it (egress E6).
 type APIError struct {
 	Op     string
 	Status int
@@ -38,7 +42,7 @@ type APIError struct {
 func (e *APIError) HTTPStatusCode() int { return e.Status }
 
 func (e *APIError) Error() string {
-	return e.Op + ": HTTP " + strconv.Itoa(e.Status) + ": " + e.Body
+	return e.Op + ": HTTP " + strconv.Itoa(e.Status) + ": " + egress.Excerpt(e.Body, nil)
 }
 
 // redacted replaces a secret in error texts.

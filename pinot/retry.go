@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"syscall"
 	"time"
+
+	"github.com/floehq/floe/internal/egress"
 )
 
 // RetryPolicy bounds the retries of one call to Pinot or the deep store:
@@ -124,8 +126,11 @@ func retryable(err error, conflict bool) bool {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return true
 	}
+	if errors.Is(err, egress.ErrRefused) || errors.As(err, new(*egress.RedirectError)) {
+		return false
+	}
 	var op *net.OpError
-	return errors.As(err, &op) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF) ||
+	return errors.Is(err, egress.ErrUnreachable) || errors.As(err, &op) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, io.EOF) ||
 		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.EPIPE)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
+	"github.com/floehq/floe/internal/egress"
 	"github.com/floehq/floe/internal/redact"
 	"github.com/floehq/floe/metrics"
 	"github.com/floehq/floe/pinot"
@@ -74,9 +75,10 @@ func openStore(ctx context.Context, cfg config.Config, logger *slog.Logger) (che
 }
 
 // newUploader returns the controller client (with its retry policy and,
-// when configured, the S3 deep store for metadata push), or the local
-// directory sink when no controller is configured.
-func newUploader(ctx context.Context, cfg config.Pinot) (pinot.Uploader, error) {
+// when configured, the S3 deep store for metadata push), both calling out
+// under the egress policy, or the local directory sink when no controller
+// is configured.
+func newUploader(ctx context.Context, cfg config.Pinot, pol *egress.Policy) (pinot.Uploader, error) {
 	if cfg.ControllerURL == "" {
 		if err := os.MkdirAll(cfg.SegmentDir, 0o755); err != nil {
 			return nil, fmt.Errorf("create segment directory: %w", err)
@@ -89,7 +91,7 @@ func newUploader(ctx context.Context, cfg config.Pinot) (pinot.Uploader, error) 
 		}
 		return sink, nil
 	}
-	c, err := pinot.NewController(cfg.ControllerURL, cfg.Timeout, cfg.Headers)
+	c, err := pinot.NewController(cfg.ControllerURL, cfg.Timeout, cfg.Headers, pinot.WithEgress(pol))
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +100,7 @@ func newUploader(ctx context.Context, cfg config.Pinot) (pinot.Uploader, error) 
 	if ds := cfg.DeepStore; ds.URI != "" {
 		store, err := pinot.NewS3DeepStore(ctx, pinot.S3Options{URI: ds.URI, Region: ds.Region, Endpoint: ds.Endpoint,
 			PathStyle: ds.PathStyle, AccessKeyID: ds.AccessKeyID, SecretAccessKey: ds.SecretAccessKey,
-			SessionToken: ds.SessionToken, Retry: c.Retry})
+			SessionToken: ds.SessionToken, Retry: c.Retry, Egress: pol})
 		if err != nil {
 			return nil, err
 		}
@@ -122,7 +124,7 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 	if s, ok := store.(interface{ Observe(checkpoint.Observer) }); ok {
 		s.Observe(reg)
 	}
-	up, err := newUploader(ctx, cfg.Pinot)
+	up, err := newUploader(ctx, cfg.Pinot, cfg.Security.EgressPolicy())
 	if err != nil {
 		store.Close()
 		return nil, err

@@ -83,6 +83,7 @@ func startFloe(t *testing.T) string {
 	cfg.Store.Path = filepath.Join(dir, "floe.db")
 	cfg.Pinot.SegmentDir = filepath.Join(dir, "segments")
 	cfg.Watcher.WorkDir = filepath.Join(dir, "work")
+	cfg.Security.Egress.Allow = loopbackEgress() // moto listens on loopback
 	ctx, cancel := context.WithCancel(context.Background())
 	a, err := newApp(ctx, cfg, newLogger(cfg.Log, io.Discard))
 	if err != nil {

@@ -90,6 +90,9 @@ func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog
 		return fmt.Errorf("demo data directory: %w", err)
 	}
 	cfg.Security.LocalRoots = append(cfg.Security.LocalRoots, dataDir)
+	// The demo is a local playground: connections added in its wizard may
+	// call catalogs and emulators on this machine.
+	cfg.Security.Egress.Allow = append(cfg.Security.Egress.Allow, loopbackEgress()...)
 	lake, err := openDemoLake(ctx, o.dataDir)
 	if err != nil {
 		return err
@@ -122,6 +125,10 @@ func runDemo(ctx context.Context, cfg config.Config, o demoOptions, logger *slog
 }
 
 const demoTable = "demo_events"
+
+// loopbackEgress is what the demo (and the tests, whose peers all listen
+// on loopback) lets connections call: this machine.
+func loopbackEgress() []string { return []string{"127.0.0.0/8", "::1"} }
 
 // registerDemo stores the demo connection and creates the external table
 // (first run at once) unless it exists already.

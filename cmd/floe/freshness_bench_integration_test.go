@@ -103,7 +103,7 @@ func newFreshness(b *testing.B) *freshness {
 		Env: []string{"FLOE_CONFIG=", "FLOE_STORE_REDIS_URL=" + redisURL, "FLOE_SERVER_ADDR=" + f.addr,
 			"FLOE_PINOT_CONTROLLERURL=" + cluster.ControllerURL, "FLOE_WATCHER_WORKDIR=" + filepath.Join(dir, "work"),
 			"FLOE_WATCHER_OWNER=bench", "FLOE_LOG_LEVEL=debug", "FLOE_LOG_FORMAT=json",
-			"FLOE_SECURITY_LOCALROOTS=" + dir, "FLOE_WATCHER_MINSCHEDULEINTERVAL=1s"}})
+			"FLOE_SECURITY_LOCALROOTS=" + dir, "FLOE_SECURITY_EGRESS_ALLOW=127.0.0.0/8,::1", "FLOE_WATCHER_MINSCHEDULEINTERVAL=1s"}})
 	b.Cleanup(f.proc.Stop)
 	testpeer.WaitHTTP(b, "http://"+f.addr+"/healthz", 60*time.Second, nil)
 	c := &serveCluster{t: b, lake: lake, addrs: []string{f.addr}, procs: []*testpeer.Process{f.proc}}

@@ -92,7 +92,9 @@ func TestServe_NoSecretLeaks(t *testing.T) {
 			if code >= 500 && code != http.StatusBadGateway {
 				t.Errorf("%s %s: %d %s", r.method, r.path, code, out)
 			}
-			if r.key == c.echoes && strings.Contains(out, "REDACTED") {
+			// A peer's echo reaches the answer as an excerpt (egress E6),
+			// which may end before the secret it repeats.
+			if r.key == c.echoes && (strings.Contains(out, "REDACTED") || strings.Contains(out, "you sent")) {
 				echoSeen[c.name] = true
 			}
 		}
@@ -120,7 +122,7 @@ func TestServe_NoSecretLeaks(t *testing.T) {
 			code, out := record(r.method, r.path, nil, "")
 			// (The Pinot client masks its own headers as "[redacted]" before floe's redactor sees them.)
 			if r.path == "/api/v1/tables/"+name+"/runs" && code == 200 &&
-				(strings.Contains(out, "REDACTED") || strings.Contains(out, "Authorization: [redacted]")) {
+				(strings.Contains(out, "REDACTED") || strings.Contains(out, "Authorization: [redacted]") || strings.Contains(out, "you sent")) {
 				echoSeen["runs "+name] = true
 			}
 		}

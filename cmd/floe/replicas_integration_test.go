@@ -56,7 +56,7 @@ func newServeCluster(t testing.TB, replicas int, refresh time.Duration) *serveCl
 				"FLOE_WATCHER_WORKDIR=" + filepath.Join(dir, fmt.Sprintf("work-%d", i)),
 				"FLOE_WATCHER_OWNER=" + fmt.Sprintf("replica-%c", 'a'+i),
 				"FLOE_WATCHER_REFRESHINTERVAL=" + refresh.String(),
-				"FLOE_SECURITY_LOCALROOTS=" + dir, "FLOE_WATCHER_MINSCHEDULEINTERVAL=1s"}})
+				"FLOE_SECURITY_LOCALROOTS=" + dir, "FLOE_SECURITY_EGRESS_ALLOW=127.0.0.0/8,::1", "FLOE_WATCHER_MINSCHEDULEINTERVAL=1s"}})
 		t.Cleanup(p.Stop)
 		testpeer.WaitHTTP(t, "http://"+addr+"/healthz", 60*time.Second, nil)
 		c.addrs, c.procs = append(c.addrs, addr), append(c.procs, p)

@@ -77,6 +77,7 @@ func startServed(t *testing.T, edit func(*config.Config)) *servedEnv {
 	cfg.Watcher.WorkDir = filepath.Join(e.dir, "work")
 	cfg.Watcher.RefreshInterval = time.Second
 	cfg.Security.LocalRoots = []string{e.dir}
+	cfg.Security.Egress.Allow = loopbackEgress() // every peer of the tests listens on loopback
 	cfg.Log.Level = "debug"
 	if edit != nil {
 		edit(&cfg)

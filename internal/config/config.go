@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/floehq/floe/internal/egress"
 )
 
 // Config is the whole of floe's configuration.
@@ -57,7 +59,8 @@ type Server struct {
 	StoreTimeout time.Duration `yaml:"storeTimeout"`
 }
 
-// Security limits what connections may reach on floe's own machine.
+// Security limits what connections may reach: on floe's own machine and
+// on the network.
 type Security struct {
 	// LocalRoots: directories under which sqlite catalogs and file://
 	// Hadoop warehouses may lie (none by default).
@@ -66,6 +69,9 @@ type Security struct {
 	SecretEnv []string `yaml:"secretEnv"`
 	// SecretFileRoots: directories ${file:/path} secrets may read from.
 	SecretFileRoots []string `yaml:"secretFileRoots"`
+	// Egress: the addresses each kind of peer may be called at (package
+	// egress); by default public addresses only.
+	Egress egress.Config `yaml:"egress"`
 }
 
 // Store says where checkpoints live: Redis when Redis.URL is set, else the
@@ -260,6 +266,7 @@ func (c *Config) Validate() error {
 		},
 		c.validateServer,
 		c.validateSecurity,
+		c.validateEgress,
 		func() *FieldError {
 			if c.Watcher.Owner == "" {
 				return &FieldError{"watcher.owner", "must not be empty"}

@@ -81,7 +81,7 @@ const (
 // envVars lists every supported override. The variable name is the field
 // path upper-cased with dots turned into underscores, prefixed FLOE_.
 func envVars() []envVar {
-	return []envVar{
+	return append([]envVar{
 		{"FLOE_SERVER_ADDR", "server.addr", str(func(c *Config) *string { return &c.Server.Addr })},
 		{"FLOE_SERVER_INSECURE", "server.insecure", boolean(func(c *Config) *bool { return &c.Server.Insecure })},
 		{"FLOE_SERVER_ADMINTOKENS", "server.adminTokens", list(func(c *Config) *[]string { return &c.Server.AdminTokens })},
@@ -128,7 +128,7 @@ func envVars() []envVar {
 		{"FLOE_LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
 		{"LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
 		{"FLOE_LOG_FORMAT", "log.format", str(func(c *Config) *string { return &c.Log.Format })},
-	}
+	}, egressEnv()...)
 }
 
 // applyEnv applies the FLOE_* overrides found in env (KEY=VALUE pairs).

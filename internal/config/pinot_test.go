@@ -12,6 +12,9 @@ import (
 
 func TestLoad_PinotDeepStoreAndRetry(t *testing.T) {
 	p := writeFile(t, `
+security:
+  egress:
+    allow: [127.0.0.0/8]
 pinot:
   controllerURL: http://127.0.0.1:9000
   headers:

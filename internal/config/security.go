@@ -131,5 +131,6 @@ func (c *Config) validateSecurity() *FieldError {
 
 // Policy is the catalog policy the security settings describe.
 func (s Security) Policy() catalog.Policy {
-	return catalog.Policy{LocalRoots: s.LocalRoots, SecretEnv: s.SecretEnv, SecretFileRoots: s.SecretFileRoots}
+	return catalog.Policy{LocalRoots: s.LocalRoots, SecretEnv: s.SecretEnv, SecretFileRoots: s.SecretFileRoots,
+		Egress: s.EgressPolicy()}
 }

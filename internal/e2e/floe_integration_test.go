@@ -92,6 +92,8 @@ watcher:
   minScheduleInterval: 1s
 security:
   localRoots: [%s]
+  egress:
+    allow: [127.0.0.0/8, "::1"]
 log:
   level: debug
   format: json

@@ -104,6 +104,8 @@ watcher:
   leaseTTL: 30s
 security:
   localRoots: [%s]
+  egress:
+    allow: [127.0.0.0/8, "::1"]
 log:
   level: warn
 connections:
