@@ -257,18 +257,28 @@ func (l *lake) compact(rng *rand.Rand, mode compactMode) bool {
 		// to the rewritten rows.
 		l.eqDelete([]int64{rng.Int64N(l.next), rng.Int64N(l.next)})
 	}
+	if mode != concurrent {
+		startSeq = -1
+	}
+	l.commitRewrite(gr, startSeq)
+	return true
+}
+
+// commitRewrite commits a rewritten group as a replace snapshot; with
+// seq ≥ 0 its new files keep that data sequence number.
+func (l *lake) commitRewrite(gr table.CompactionGroupResult, seq int64) {
+	ctx := context.Background()
 	tx := l.load().NewTransaction()
 	rw := tx.NewRewrite(nil).ApplyResult(gr)
-	if mode == concurrent {
-		rw.DataSequenceNumber(startSeq)
+	if seq >= 0 {
+		rw.DataSequenceNumber(seq)
 	}
 	if err := rw.Commit(ctx); err != nil {
-		l.t.Fatalf("%s %s: %v", mode, g.PartitionKey, err)
+		l.t.Fatalf("rewrite %s: %v", gr.PartitionKey, err)
 	}
 	if _, err := tx.Commit(ctx); err != nil {
-		l.t.Fatalf("%s %s: %v", mode, g.PartitionKey, err)
+		l.t.Fatalf("rewrite %s: %v", gr.PartitionKey, err)
 	}
-	return true
 }
 
 // compactionGroup picks the live files of a random partition of the
