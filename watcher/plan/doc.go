@@ -36,8 +36,8 @@
 // # Remapping a compaction
 //
 // A replace snapshot (a compaction: rewrite_data_files bin-pack or sort,
-// a rewrite of delete files, a catalog's automatic compaction) changes no
-// row, only the files that hold them, so Pinot's segments of the files it
+// a catalog's automatic compaction) changes no row, only the files that
+// hold them, so Pinot's segments of the files it
 // rewrote already hold the new files' rows. Both ways read the snapshots
 // since the checkpointed one the same way (remap.go): the chain of
 // snapshots from the table metadata and, for each replace snapshot, the
@@ -49,7 +49,10 @@
 // A group that passes P11's checks is remapped: its new files take over
 // its segments under a remap key, nothing is built or dropped, Pinot is
 // not called. Any other group is planned as before (its old files
-// dropped, its new files built) and Plan.RemapFallback says why.
+// dropped, its new files built) and Plan.RemapFallback says why. A
+// replace that rewrites only delete files (rewrite_position_delete_files)
+// gives the data files they apply to a new delete fingerprint: those are
+// rebuilt, as for any delete change.
 //
 // # Invariants
 //
