@@ -301,3 +301,95 @@ func TestWatcher_RunOnce_MislabelledReplaceRebuilds(t *testing.T) {
 		t.Fatalf("run log does not say why the replace was rebuilt:\n%s", log)
 	}
 }
+
+// P11 with other work in the same run: a compaction synced together with
+// an append (the remap commits with the append's batch: only the new
+// file's segment is uploaded, nothing replaced), then a compaction of two
+// of three files synced together with a copy-on-write delete of the third
+// (an atomic replace that retires only the third file's segment). Pinot
+// holds the table's rows after each.
+func TestWatcher_RunOnce_RemapsWithOtherWork(t *testing.T) {
+	h := newRemapHarness(t)
+	for i := 0; i < 4; i++ {
+		h.lake.appendRows(10)
+	}
+	h.sync(t)
+	before, _ := h.up.ListSegments(context.Background(), "events")
+	h.up.writes()
+
+	compactAll(t, h.lake)
+	h.lake.appendRows(10)
+	run, log := h.sync(t)
+	if w := h.up.writes(); w["Upload"] != 1 || w["StartReplace"] != 0 || w["DeleteSegments"] != 0 || run.SegmentsGenerated != 1 {
+		t.Fatalf("a remap with an append must upload the new file's segment only: calls %v, run %+v", w, run)
+	}
+	if !strings.Contains(log, "remap: 4 files → 1 files own 4 segments") {
+		t.Fatalf("run log does not say what was remapped:\n%s", log)
+	}
+	after, _ := h.up.ListSegments(context.Background(), "events")
+	if len(after) != 5 || !containsAll(after, before) {
+		t.Fatalf("the remapped segments must stay served: %v, then %v", before, after)
+	}
+
+	h.lake.appendRows(10)
+	h.sync(t)
+	tbl := h.lake.load()
+	tasks, err := tbl.Scan().PlanFiles(context.Background())
+	if err != nil || len(tasks) != 3 {
+		t.Fatalf("want 3 live files, got %d (%v)", len(tasks), err)
+	}
+	// The files hold ids 0..39 (the compacted one), 40..49 and 50..59:
+	// compact the first two, delete the third's rows.
+	slices.SortFunc(tasks, func(a, b table.FileScanTask) int {
+		return int(slices.Min(rowIDs(t, h.lake, a)) - slices.Min(rowIDs(t, h.lake, b)))
+	})
+	g := table.CompactionTaskGroup{PartitionKey: "two", Tasks: tasks[:2]}
+	if _, err := tbl.RewriteDataFiles(context.Background(), []table.CompactionTaskGroup{g}, table.RewriteDataFilesOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	tx := h.lake.load().NewTransaction()
+	if err := tx.SetProperties(iceberg.Properties{table.WriteDeleteModeKey: table.WriteModeCopyOnWrite}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Delete(context.Background(), iceberg.GreaterThanEqual(iceberg.Reference("id"), slices.Min(rowIDs(t, h.lake, tasks[2]))), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h.up.writes()
+	run, log = h.sync(t)
+	if run.SegmentsGenerated != 0 || run.SegmentsDeleted != 1 || !strings.Contains(log, "remap: ") {
+		t.Fatalf("a remap with a dropped file must retire that file's segment only: run %+v, calls %v\n%s", run, h.up.writes(), log)
+	}
+}
+
+func containsAll(have, want []string) bool {
+	for _, s := range want {
+		if !slices.Contains(have, s) {
+			return false
+		}
+	}
+	return true
+}
+
+// rowIDs reads the ids of one scan task.
+func rowIDs(t *testing.T, l *lake, tk table.FileScanTask) []int64 {
+	t.Helper()
+	_, batches, err := l.load().Scan().ReadTasks(context.Background(), []table.FileScanTask{tk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int64
+	for b, err := range batches {
+		if err != nil {
+			t.Fatal(err)
+		}
+		col := b.Column(b.Schema().FieldIndices("id")[0])
+		for i := 0; i < col.Len(); i++ {
+			out = append(out, col.GetOneForMarshal(i).(int64))
+		}
+		b.Release()
+	}
+	return out
+}

@@ -241,14 +241,17 @@ func splitGroup(comp []string, lv *live, cp checkpoint.Checkpoint) groupFiles {
 // reason the component is rebuilt instead.
 func (j *job) remapGroup(comp []string, lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, h *history) (*Remap, string) {
 	g := splitGroup(comp, lv, cp)
-	if len(g.old) == 0 || len(g.fresh) == 0 {
-		return nil, ""
+	if len(g.old) == 0 {
+		return nil, "" // nothing Pinot holds: the new files are built
 	}
 	if len(g.kept) > 0 {
 		return nil, fmt.Sprintf("the compaction of %s rewrote only part of its unit (%s stays)", g.old[0], g.kept[0])
 	}
 	if reason := h.lineage(g, cp); reason != "" {
 		return nil, reason
+	}
+	if len(g.fresh) == 0 {
+		return nil, emptied(g.old, cp)
 	}
 	part := lv.files[g.fresh[0]].partition
 	out := &Remap{Files: make(map[string]checkpoint.FileState, len(g.fresh))}
@@ -284,6 +287,21 @@ func (j *job) remapGroup(comp []string, lv *live, cp checkpoint.Checkpoint, idx 
 		out.Files[path] = fs
 	}
 	return out, ""
+}
+
+// emptied is the reason for a group of checkpointed files that replace
+// snapshots removed without new files: none when they held no row (the
+// drop changes nothing Pinot serves).
+func emptied(old []string, cp checkpoint.Checkpoint) string {
+	var rows int64
+	for _, path := range old {
+		rows += cp.Files[path].Rows
+	}
+	if rows == 0 {
+		return ""
+	}
+	return fmt.Sprintf("replace snapshots removed %d files holding %d rows in Pinot and added none "+
+		"(a snapshot labelled replace changed rows)", len(old), rows)
 }
 
 // lineage checks that the group's rows come from the checkpoint by
