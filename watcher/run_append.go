@@ -18,6 +18,9 @@ import (
 func (r *runner) appendBatches(ctx context.Context, t target) error {
 	bs := batches(t.plan.Build, r.w.opts.BatchFiles, r.w.opts.BatchBytes)
 	kept := len(t.plan.Keep)
+	for _, g := range t.plan.Remaps {
+		kept += len(g.Files) // Pinot holds them already
+	}
 	total := kept + len(unitFiles(t.plan.Build))
 	r.begin(kept, total, len(bs) > 1)
 	done := kept
