@@ -300,8 +300,8 @@ func emptied(old []string, cp checkpoint.Checkpoint) string {
 	if rows == 0 {
 		return ""
 	}
-	return fmt.Sprintf("replace snapshots removed %d files holding %d rows in Pinot and added none "+
-		"(a snapshot labelled replace changed rows)", len(old), rows)
+	return fmt.Sprintf("replace snapshots removed %d files holding %d rows in Pinot and added none in their "+
+		"partition (rows moved between partitions, or a snapshot labelled replace changed rows)", len(old), rows)
 }
 
 // lineage checks that the group's rows come from the checkpoint by
