@@ -131,7 +131,8 @@
 // member lists the unit's segments, the unit's rows are on its first
 // member or spread over its members; or, <table>_r…, the key of a group
 // of files a compaction wrote that took over the segments of the files
-// they replaced, which keep their names, each member with its own rows:
+// they replaced, which keep their names, shared out among the members
+// (each segment listed by one), each member with its own rows:
 // watcher/plan P11; an opaque key, so a build that predates remapping
 // reads it as a coalesced unit), "partition" (the canonical partition key, "" unpartitioned) and
 // "dataSeq" (the data sequence number) are optional additions within

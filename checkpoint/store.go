@@ -250,8 +250,8 @@ type FileState struct {
 	// Group is the key of the coalesced unit the file was built in, or of
 	// the remapped group of a compaction's files that took over older
 	// segments ("": the file is a unit on its own). Every member of a
-	// unit lists the unit's segments; the unit's rows add up over its
-	// members.
+	// coalesced unit lists the unit's segments, the members of a remapped
+	// group share its segments out; the rows add up over the members.
 	Group string `json:"group,omitempty"`
 	// Partition is the file's canonical partition key ("" unpartitioned)
 	// and DataSeq its data sequence number: the planner needs both to

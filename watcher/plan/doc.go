@@ -160,7 +160,10 @@
 //     record counts less those deleted rows (a snapshot labelled replace
 //     that changed rows fails this). A remapped group is recorded like a
 //     coalesced unit, Group <table>_r<hash of its files and
-//     fingerprints>, each file with its own rows: a later change to any
+//     fingerprints>, each file with its own rows, except that its new
+//     files share its segments out (each segment listed by one of them,
+//     in path order) instead of each listing all: a later change to any
 //     of its files rebuilds the group from its live files under new
-//     names (P6), and merges (P10) size it like any unit.
+//     names (P6), retiring the union of their segments, and merges (P10)
+//     size it like any unit.
 package plan

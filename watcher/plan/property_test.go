@@ -158,8 +158,26 @@ func checkRemaps(t testing.TB, tbl *table.Table, cp checkpoint.Checkpoint, p *pl
 	}
 	for _, g := range p.Remaps {
 		var held, read int64
+		oldSegs, shares := map[string]bool{}, map[string]int{}
 		for _, path := range g.Old {
 			held += cp.Files[path].Rows
+			for _, s := range cp.Files[path].Segments {
+				oldSegs[s] = true
+			}
+		}
+		for _, fs := range g.Files {
+			for _, s := range fs.Segments {
+				shares[s]++
+			}
+		}
+		if len(shares) != len(oldSegs) || len(g.Segments) != len(oldSegs) {
+			t.Fatalf("P11: group %s: its old files had %d segments, the group names %d, its new files list %d",
+				g.Key, len(oldSegs), len(g.Segments), len(shares))
+		}
+		for s, n := range shares {
+			if n != 1 || !oldSegs[s] {
+				t.Fatalf("P11: group %s: segment %s is listed by %d new files (want one) or was not the old files'", g.Key, s, n)
+			}
 		}
 		for path, fs := range g.Files {
 			n := fileRows(tbl, files[path])

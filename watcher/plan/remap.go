@@ -282,11 +282,25 @@ func (j *job) remapGroup(comp []string, lv *live, cp checkpoint.Checkpoint, idx 
 	}
 	out.Old, out.Segments = g.old, slices.Sorted(maps.Keys(segs))
 	out.Key = remapKey(j.tableName, out.Files)
-	for path, fs := range out.Files {
-		fs.Segments, fs.Group = out.Segments, out.Key
-		out.Files[path] = fs
-	}
+	shareOut(out, g.fresh)
 	return out, ""
+}
+
+// shareOut gives the group's segments to its new files in order, each
+// segment to one file (sorted by path, a contiguous share each), so that
+// the checkpoint's entries grow with the group's segments, not with
+// segments × files (10,000 files compacted into 100 would otherwise list
+// a million names). Every use of a file's segments takes the union over
+// the files it retires or keeps, and a group is always rebuilt whole, so
+// the shares add up to the group.
+func shareOut(g *Remap, files []string) {
+	n, k := len(files), len(g.Segments)
+	for i, path := range files {
+		fs := g.Files[path]
+		fs.Group = g.Key
+		fs.Segments = slices.Clone(g.Segments[i*k/n : (i+1)*k/n])
+		g.Files[path] = fs
+	}
 }
 
 // emptied is the reason for a group of checkpointed files that replace
