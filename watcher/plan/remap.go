@@ -46,6 +46,9 @@ type replaceStep struct {
 type history struct {
 	ops   map[int64]table.Operation
 	steps []replaceStep
+	// addedAt and removedAt index the steps by file: the step that added
+	// or removed it.
+	addedAt, removedAt map[string]int
 	// reason says why no group is remapped although replace snapshots
 	// are in the chain ("" when steps hold them all).
 	reason string
@@ -86,7 +89,21 @@ func (j *job) history(ctx context.Context, cp checkpoint.Checkpoint) (*history, 
 			h.steps = append(h.steps, step)
 		}
 	}
+	h.index()
 	return h, nil
+}
+
+// index fills addedAt and removedAt.
+func (h *history) index() {
+	h.addedAt, h.removedAt = map[string]int{}, map[string]int{}
+	for i, s := range h.steps {
+		for p := range s.added {
+			h.addedAt[p] = i
+		}
+		for p := range s.removed {
+			h.removedAt[p] = i
+		}
+	}
 }
 
 // replaceStep reads the data files snapshot s removed and added: the
@@ -175,8 +192,7 @@ func components(h *history, cp checkpoint.Checkpoint) [][]string {
 	for _, s := range h.steps {
 		first := map[string]string{}
 		for _, files := range []map[string]string{s.removed, s.added} {
-			for _, path := range slices.Sorted(maps.Keys(files)) {
-				part := files[path]
+			for path, part := range files { // any order links the same sets
 				if f, ok := first[part]; ok {
 					uf.union(f, path)
 				} else {
@@ -323,24 +339,15 @@ func emptied(old []string, cp checkpoint.Checkpoint) string {
 // checkpoint or added by an earlier replace, and every file of the group
 // that is gone was removed by a replace.
 func (h *history) lineage(g groupFiles, cp checkpoint.Checkpoint) string {
-	addedAt, removedAt := map[string]int{}, map[string]int{}
-	for i, s := range h.steps {
-		for p := range s.added {
-			addedAt[p] = i
-		}
-		for p := range s.removed {
-			removedAt[p] = i
-		}
-	}
 	for _, path := range slices.Concat(g.old, g.between) {
-		at, ok := removedAt[path]
+		at, ok := h.removedAt[path]
 		if !ok {
 			return fmt.Sprintf("file %s of a compacted group was removed by a snapshot that is not a replace", path)
 		}
 		if _, inCP := cp.Files[path]; inCP {
 			continue
 		}
-		if from, ok := addedAt[path]; !ok || from >= at {
+		if from, ok := h.addedAt[path]; !ok || from >= at {
 			return fmt.Sprintf("replace snapshot %d rewrote file %s, which Pinot does not hold (added since the checkpoint)",
 				h.steps[at].id, path)
 		}
