@@ -129,7 +129,12 @@
 // "rows":1000,"sizeBytes":4096,"group":"…","partition":"…","dataSeq":7}.
 // "group" (the key of the coalesced unit the file was built in; every
 // member lists the unit's segments, the unit's rows are on its first
-// member), "partition" (the canonical partition key, "" unpartitioned) and
+// member or spread over its members; or, <table>_r…, the key of a group
+// of files a compaction wrote that took over the segments of the files
+// they replaced, which keep their names, shared out among the members
+// (each segment listed by one), each member with its own rows:
+// watcher/plan P11; an opaque key, so a build that predates remapping
+// reads it as a coalesced unit), "partition" (the canonical partition key, "" unpartitioned) and
 // "dataSeq" (the data sequence number) are optional additions within
 // FormatV1, omitted when empty: a value without them reads as a file built
 // on its own, and a checkpoint whose files lack "dataSeq" in a table of

@@ -247,9 +247,11 @@ type FileState struct {
 	Segments          []string `json:"segments"`
 	Rows              int64    `json:"rows"`
 	SizeBytes         int64    `json:"sizeBytes,omitempty"`
-	// Group is the key of the coalesced unit the file was built in ("":
-	// the file is a unit on its own). Every member of a unit lists the
-	// unit's segments; the unit's rows are recorded on its first member.
+	// Group is the key of the coalesced unit the file was built in, or of
+	// the remapped group of a compaction's files that took over older
+	// segments ("": the file is a unit on its own). Every member of a
+	// coalesced unit lists the unit's segments, the members of a remapped
+	// group share its segments out; the rows add up over the members.
 	Group string `json:"group,omitempty"`
 	// Partition is the file's canonical partition key ("" unpartitioned)
 	// and DataSeq its data sequence number: the planner needs both to

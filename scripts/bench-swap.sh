@@ -30,8 +30,10 @@ files of 5,000 rows become segments of 2,500 rows, so every replacement uploads 
 and its end. Then an overwrite, a compaction and a merge-on-read delete are each committed to Iceberg and synced
 while two workers run `SELECT count(*)` on the broker back to back, from before the run starts until the new count
 has shown for 150 more queries (at least 400 in all). The test fails if any answer is neither the old snapshot's
-count nor the new one's, or if a query fails. Run against a swap that uploads the new segments and then deletes the
-old ones (not atomic), the same test saw four other counts during the overwrite and six during the delete.
+count nor the new one's, or if a query fails. The compaction is remapped (watcher/plan P11): its run must build and
+retire no segment and leave the served segments as they were. Run against a swap that uploads the new segments
+and then deletes the old ones (not atomic), the same test saw four other counts during the overwrite and six during
+the delete.
 
 """
 if "<!-- bench-swap:begin -->" in s:

@@ -3,7 +3,10 @@
 // run when it is due or when an operator triggers one, and executes the run:
 // take the table's lease, load the Iceberg table, diff the live data files
 // against the checkpoint, build segments for new or changed files, swap
-// them into Pinot atomically, then commit the checkpoint.
+// them into Pinot atomically, then commit the checkpoint. Files a
+// compaction rewrote take over the segments of the files they replaced
+// when the planner's remap check holds (plan P11): that part of a run
+// only commits the checkpoint (remap.go).
 //
 // Invariants (ARCHITECTURE.md; tests cite them):
 //   - (I1) the checkpoint moves only after Pinot acknowledged every segment.

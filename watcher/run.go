@@ -97,6 +97,7 @@ func (r *runner) execute(ctx context.Context) error {
 	r.run.SnapshotID = p.SnapshotID
 	r.run.FilesDiscovered = p.LiveFiles
 	r.planned(p)
+	r.noteRemaps(p)
 	schema, tc, err := r.pinotModel()
 	if err != nil {
 		return err

@@ -9,7 +9,8 @@ import (
 )
 
 // appendBatches runs a plan that only adds files, batch by batch: build,
-// upload, commit. Pinot serves each batch as it lands and the checkpoint
+// upload, commit. Its remapped groups (P11) commit with the first batch:
+// Pinot already holds their segments. Pinot serves each batch as it lands and the checkpoint
 // records it (with the backfill's progress), so a restart resumes after
 // the last committed batch and local disk holds only the units being
 // built. A query meanwhile sees the old snapshot plus a prefix of the new
@@ -17,6 +18,9 @@ import (
 func (r *runner) appendBatches(ctx context.Context, t target) error {
 	bs := batches(t.plan.Build, r.w.opts.BatchFiles, r.w.opts.BatchBytes)
 	kept := len(t.plan.Keep)
+	for _, g := range t.plan.Remaps {
+		kept += len(g.Files) // Pinot holds them already
+	}
 	total := kept + len(unitFiles(t.plan.Build))
 	r.begin(kept, total, len(bs) > 1)
 	done := kept
@@ -38,8 +42,12 @@ func (r *runner) appendBatches(ctx context.Context, t target) error {
 			progress = &checkpoint.Backfill{SnapshotID: t.plan.SnapshotID, MetadataLocation: t.src.MetadataLocation,
 				FilesDone: done, FilesTotal: total, RunID: r.run.ID}
 		}
+		d := checkpoint.CheckpointDelta{Header: r.header(t, progress), Set: set}
+		if i == 0 {
+			addRemaps(&d, t.plan)
+		}
 		r.phase("commit")
-		if err := r.commitDelta(ctx, checkpoint.CheckpointDelta{Header: r.header(t, progress), Set: set}); err != nil {
+		if err := r.commitDelta(ctx, d); err != nil {
 			return err
 		}
 		if progress != nil {
@@ -47,7 +55,10 @@ func (r *runner) appendBatches(ctx context.Context, t target) error {
 		}
 	}
 	if len(bs) == 0 {
-		if err := r.commitDelta(ctx, checkpoint.CheckpointDelta{Header: r.header(t, nil)}); err != nil {
+		d := checkpoint.CheckpointDelta{Header: r.header(t, nil)}
+		addRemaps(&d, t.plan)
+		r.phase("commit")
+		if err := r.commitDelta(ctx, d); err != nil {
 			return err
 		}
 	}

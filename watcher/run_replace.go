@@ -36,6 +36,7 @@ func (r *runner) replace(ctx context.Context, t target, sw swapPlan) error {
 		maps.Copy(set, bu.fileStates())
 	}
 	d := checkpoint.CheckpointDelta{Header: r.header(t, nil), Set: set, Delete: t.plan.Drop}
+	addRemaps(&d, t.plan)
 	from := withoutKept(sw.fromSegments(t.served, out.failedFiles(t.plan.Build)), t.old.Files, d)
 	to := r.newSegments(t, out)
 	r.phase("swap")

@@ -121,6 +121,47 @@ func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
 	t.Logf("%d files in %d units, by size tier %v", len(cp.Files), len(units), tiers)
 }
 
+// I2 with remaps (watcher/plan P11): a compaction of every file is
+// remapped, not rebuilt, also when the run that remaps it is SIGKILLed
+// (at its plan, at its commit, or at a random moment): after the restart
+// the table converges to exactly the snapshot's rows under the very
+// segments Pinot served before the compaction, with no orphan. Appends
+// between rounds put the next compaction over a remapped group and new
+// files together.
+func TestCrash_SIGKILLDuringRemapConverges(t *testing.T) {
+	seed := seedFromEnv(rand.Uint64())
+	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	c := newCluster(t, settings{replicas: 1, leaseTTL: 2 * time.Second, batchFiles: 3, buildParallelism: 2,
+		claimTimeout: 2 * time.Second, schedule: "* * * * * ?"})
+	c.lake.appendFiles(6, 5_000)
+	r := c.start(0)
+	c.createTable(r, "events")
+	phases := map[string]int{}
+	for round, moment := range []string{"plan", "commit", "random"} {
+		if round > 0 {
+			c.lake.appendFiles(2, 5_000)
+		}
+		c.waitConverged("events", 60*time.Second)
+		before := c.served("events")
+		c.lake.compact()
+		c.waitMoment(r, "events", moment, rng)
+		r.kill()
+		phases[lastPhase(r)]++
+		r = c.start(0)
+		cp := c.waitConverged("events", 60*time.Second)
+		c.assertExact("events", cp)
+		if after := c.served("events"); !slices.Equal(after, before) {
+			t.Fatalf("round %d: the compaction was rebuilt, not remapped: served %v, then %v", round, before, after)
+		}
+		if len(cp.Files) != 1 {
+			t.Fatalf("round %d: the checkpoint holds %d files after compacting every file into one", round, len(cp.Files))
+		}
+	}
+	c.assertNoDeadWorkDirs()
+	t.Logf("kills by the phase the run was in: %v", phases)
+}
+
 // waitMoment waits for the moment of a kill: the run reaching a given
 // phase (build, push, swap, commit, plan), the sink changing, or a random
 // delay into the run.

@@ -116,6 +116,24 @@ func (l *lake) overwrite(rows int) {
 	}
 }
 
+// compact rewrites every live data file into one (iceberg-go's
+// RewriteDataFiles: one replace snapshot).
+func (l *lake) compact() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ctx := context.Background()
+	tbl := l.load()
+	tasks, err := tbl.Scan().PlanFiles(ctx)
+	if err != nil {
+		l.t.Errorf("compact: %v", err)
+		return
+	}
+	g := table.CompactionTaskGroup{PartitionKey: "all", Tasks: tasks}
+	if _, err := tbl.RewriteDataFiles(ctx, []table.CompactionTaskGroup{g}, table.RewriteDataFilesOptions{}); err != nil {
+		l.t.Errorf("compact: %v", err)
+	}
+}
+
 // snapshot returns the current snapshot id and its rows' ids, from an
 // iceberg-go scan.
 func (l *lake) snapshot() (int64, map[int64]int) {

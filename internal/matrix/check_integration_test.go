@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
+	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/schema"
 )
@@ -36,6 +37,8 @@ type mtable struct {
 	// no Iceberg field feeds (null in every row).
 	reloaded map[string]int64
 	dropped  []string
+	// last is the latest step's sync.
+	last synced
 }
 
 func (e *env) newTable(t *testing.T, name, ns, src string, sc *iceberg.Schema, pyReader bool, key, group string) *mtable {
@@ -72,6 +75,7 @@ func (m *mtable) checkChange(t *testing.T, step string, wantRows int64, change s
 	e := m.e
 	m.steps++
 	s := e.sync(t, m.name)
+	m.last = s
 	m.expectChange(t, step, s, change)
 	tbl, err := e.cat.LoadTable(t.Context(), m.ident())
 	if err != nil {
@@ -103,6 +107,20 @@ func (m *mtable) checkChange(t *testing.T, step string, wantRows int64, change s
 		if failed == maxDiffsPerStep {
 			t.Errorf("table %s step %q: stopped comparing after %d differing queries", m.name, step, failed)
 			return
+		}
+	}
+}
+
+// checkRemap is check for a compaction that floe must remap (watcher/plan
+// P11): both watchers' runs build and retire no segment, and the engines
+// still answer alike over the segments Pinot already held.
+func (m *mtable) checkRemap(t *testing.T, step string, wantRows int64) {
+	t.Helper()
+	m.check(t, step, wantRows)
+	for _, run := range []checkpoint.Run{m.last.local, m.last.remote} {
+		if run.ID != "" && (run.SegmentsGenerated != 0 || run.SegmentsDeleted != 0) {
+			t.Errorf("table %s step %q: a compaction must be remapped, the run built %d and retired %d segments",
+				m.name, step, run.SegmentsGenerated, run.SegmentsDeleted)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/floehq/floe/checkpoint"
 )
@@ -21,13 +22,25 @@ type comparison struct {
 	leave     map[string]bool // checkpoint files that are not kept
 	broken    map[string]bool // coalesced units of the checkpoint that lost or changed a member
 	merging   map[string]bool // checkpoint files a merge rebuilds (P10)
+	remapped  *remapping      // groups whose new files take over their segments (P11)
 	drop      []string
 	live      int
 	replacing bool
 }
 
-func newComparison() *comparison {
-	return &comparison{leave: map[string]bool{}, broken: map[string]bool{}, merging: map[string]bool{}}
+func newComparison(rm *remapping) *comparison {
+	return &comparison{leave: map[string]bool{}, broken: map[string]bool{}, merging: map[string]bool{}, remapped: rm}
+}
+
+// gone handles a checkpoint file no longer live: a remapped group retires
+// it without touching Pinot (P11); else it is dropped.
+func (c *comparison) gone(path string, old checkpoint.FileState) {
+	if c.remapped.retires(path) {
+		c.leave[path] = true
+		return
+	}
+	c.drop = append(c.drop, path)
+	c.leaves(path, old)
 }
 
 // rebuild puts a live file in the pool; old is its checkpoint state, if
@@ -58,15 +71,23 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 	if err != nil {
 		return nil, "", fmt.Errorf("snapshot %d of table %s: %w", j.snap.SnapshotID, j.tableName, err)
 	}
+	h, err := j.history(ctx, cp)
+	if err != nil {
+		return nil, "", err
+	}
+	rm := j.remap(lv, cp, idx, h)
 	out := j.newPlan()
 	var c *comparison
 	if lv.base != nil {
 		var reason string
-		if c, reason = j.compareFold(lv, cp, idx); reason != "" {
+		if c, reason = j.compareFold(lv, cp, idx, rm); reason != "" {
 			return nil, reason, nil
 		}
 	} else {
-		c = compareAll(lv, cp, idx)
+		c = compareAll(lv, cp, idx, rm)
+	}
+	if rm != nil {
+		out.Remaps, out.RemapFallback = rm.groups, strings.Join(rm.reasons, "; ")
 	}
 	c.regroup(lv, cp)
 	j.p.merge(c, lv, cp)
@@ -82,10 +103,13 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 }
 
 // compareAll compares every live file (full-state diff).
-func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) *comparison {
-	c := newComparison()
+func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapping) *comparison {
+	c := newComparison(rm)
 	for path, f := range lv.files {
 		c.live++
+		if rm.owns(path) {
+			continue
+		}
 		fp := idx.fingerprint(path, f.partition, f.dataSeq)
 		if old, ok := cp.Files[path]; !ok || old.DeleteFingerprint != fp {
 			c.rebuild(path, f, fp, old, ok)
@@ -93,8 +117,7 @@ func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) *compariso
 	}
 	for path, old := range cp.Files {
 		if _, ok := lv.files[path]; !ok {
-			c.drop = append(c.drop, path)
-			c.leaves(path, old)
+			c.gone(path, old)
 		}
 	}
 	return c
@@ -108,22 +131,24 @@ func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) *compariso
 // checkpoint. A checkpoint written before files recorded their data
 // sequence number and partition is not folded (P5): the full-state diff
 // records them.
-func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) (*comparison, string) {
-	c := newComparison()
+func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapping) (*comparison, string) {
+	c := newComparison(rm)
 	c.live = len(cp.Files) - len(lv.gone)
 	for path, f := range lv.files {
-		fp := idx.fingerprint(path, f.partition, f.dataSeq)
 		old, ok := cp.Files[path]
 		if !ok {
 			c.live++
 		}
+		if rm.owns(path) {
+			continue
+		}
+		fp := idx.fingerprint(path, f.partition, f.dataSeq)
 		if !ok || old.DeleteFingerprint != fp {
 			c.rebuild(path, f, fp, old, ok)
 		}
 	}
 	for path := range lv.gone {
-		c.drop = append(c.drop, path)
-		c.leaves(path, cp.Files[path])
+		c.gone(path, cp.Files[path])
 	}
 	seqs, parts, noDeletes := j.meta.Version() >= 2, j.allPartitioned(), idx.empty()
 	for path, fs := range cp.Files {

@@ -33,14 +33,36 @@
 // looked up in the current snapshot's data manifests whose sequence number
 // range holds their data sequence number (resolve.go).
 //
+// # Remapping a compaction
+//
+// A replace snapshot (a compaction: rewrite_data_files bin-pack or sort,
+// a catalog's automatic compaction) changes no row, only the files that
+// hold them, so Pinot's segments of the files it
+// rewrote already hold the new files' rows. Both ways read the snapshots
+// since the checkpointed one the same way (remap.go): the chain of
+// snapshots from the table metadata and, for each replace snapshot, the
+// data files it removed and added, from the manifests it wrote (which a
+// fold reads anyway; the full-state diff reads them as well, so both give
+// the same plan, P1). Files one replace snapshot removed and added in one
+// partition form a group, with every file of the checkpoint's units they
+// touch, and groups sharing a file (a compaction of a compaction) join.
+// A group that passes P11's checks is remapped: its new files take over
+// its segments under a remap key, nothing is built or dropped, Pinot is
+// not called. Any other group is planned as before (its old files
+// dropped, its new files built) and Plan.RemapFallback says why. A
+// replace that rewrites only delete files (rewrite_position_delete_files)
+// gives the data files they apply to a new delete fingerprint: those are
+// rebuilt, as for any delete change.
+//
 // # Invariants
 //
 // Tests cite these numbers.
 //
 //   - P1 Both ways give the same plan for the same table state and
 //     checkpoint: the same units (keys, files, fingerprints, tasks), the
-//     same kept and dropped files and the same Replacing. Only Incremental
-//     and Fallback differ.
+//     same kept and dropped files, the same remapped groups and remap
+//     fallback reason, and the same Replacing. Only Incremental and
+//     Fallback differ.
 //   - P2 A data file's delete fingerprint covers every live delete file
 //     that applies to it by the spec's rules, decided from the file's path,
 //     partition and data sequence number alone: a deletion vector
@@ -65,7 +87,9 @@
 //     snapshots wrote with added or deleted entries, and the delete
 //     manifests of the current snapshot. It reads no other manifest unless
 //     it must rebuild a checkpointed file. Appends, overwrites and
-//     replaces (compaction) without delete changes always fold.
+//     replaces (compaction) without delete changes always fold. (The
+//     full-state diff also reads the data manifests the replace snapshots
+//     since the checkpoint wrote, for P11.)
 //   - P5 The full-state diff runs, and Plan.Fallback says why, when: there
 //     is no checkpointed snapshot; the table UUID changed (re-created);
 //     the checkpointed snapshot is not an ancestor of the current one
@@ -112,4 +136,34 @@
 //     few small files per snapshot leaves at most M small segments per
 //     tier and partition, not one per run, and a file is rebuilt about
 //     once per tier it climbs.
+//   - P11 Remap: a group of files that replace snapshots since the
+//     checkpoint rewrote is remapped (Plan.Remaps: its old files leave
+//     the checkpoint, its new files own the old files' segments, whose
+//     names stay; nothing is built, dropped or pushed, Replacing is not
+//     set by it) only when all of these hold, else it is rebuilt and
+//     Plan.RemapFallback says why: the checkpointed snapshot is an
+//     ancestor of the current one, of the same table, with no backfill
+//     part-way; every file a replace removed was in the checkpoint or
+//     added by an earlier replace, and every file of the group that is
+//     gone was removed by a replace (no other snapshot changed the
+//     group's rows); the group holds whole units of the checkpoint (a
+//     compaction of part of a coalesced unit is rebuilt); its new files
+//     are live and of one partition; every delete file that applies to a
+//     new file (P2, sequence numbers included, so an equality delete
+//     committed while a compaction that kept its starting sequence number
+//     ran still applies) was committed by a replace snapshot or before the
+//     checkpoint, and deletes a number of rows its manifest entry gives (a
+//     deletion vector of the file, or a position delete file referencing
+//     only the file; an equality delete or a partition-wide position
+//     delete file cannot be counted without reading the file); and the
+//     rows the checkpoint records for the old files equal the new files'
+//     record counts less those deleted rows (a snapshot labelled replace
+//     that changed rows fails this). A remapped group is recorded like a
+//     coalesced unit, Group <table>_r<hash of its files and
+//     fingerprints>, each file with its own rows, except that its new
+//     files share its segments out (each segment listed by one of them,
+//     in path order) instead of each listing all: a later change to any
+//     of its files rebuilds the group from its live files under new
+//     names (P6), retiring the union of their segments, and merges (P10)
+//     size it like any unit.
 package plan

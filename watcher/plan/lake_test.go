@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"iter"
+	"maps"
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
@@ -215,14 +216,75 @@ func (l *lake) rowDelta(ids []int64, reinsert bool) {
 	}
 }
 
+// compactMode is how compact rewrites a partition's files.
+type compactMode int
+
+const (
+	binPack    compactMode = iota // iceberg-go's RewriteDataFiles: the files into one (deletes applied)
+	sortLike                      // the rows into several new files (many → many)
+	concurrent                    // like sortLike, an equality delete committed meanwhile, the old data seq kept
+	mislabel                      // a "replace" that loses a row (a writer's bug)
+)
+
+func (m compactMode) String() string {
+	return [...]string{"compact", "compact-sort", "compact-concurrent-eq", "compact-mislabelled"}[m]
+}
+
 // compact rewrites the live files of one partition of the current spec
 // (or of the table when unpartitioned) into new files, applying their
-// deletes. (iceberg-go's compaction writes the current spec with a
-// clustered writer, which files of an older spec would not suit.)
-func (l *lake) compact(rng *rand.Rand) bool {
+// deletes, as one replace snapshot. (iceberg-go's compaction writes the
+// current spec with a clustered writer, which files of an older spec
+// would not suit.)
+func (l *lake) compact(rng *rand.Rand, mode compactMode) bool {
 	ctx := context.Background()
 	tbl := l.load()
-	tasks, err := tbl.Scan().PlanFiles(ctx)
+	g, ok := l.compactionGroup(rng, tbl)
+	if !ok {
+		return false
+	}
+	if mode == binPack {
+		if _, err := tbl.RewriteDataFiles(ctx, []table.CompactionTaskGroup{g}, table.RewriteDataFilesOptions{}); err != nil {
+			l.t.Fatalf("compact %s: %v", g.PartitionKey, err)
+		}
+		return true
+	}
+	gr := l.rewriteGroup(tbl, g, mode == mislabel)
+	startSeq := tbl.CurrentSnapshot().SequenceNumber
+	if mode == concurrent && l.cfg.version >= 2 {
+		// The delete commits while the compaction runs; the compaction
+		// keeps the sequence number it started from
+		// (use-starting-sequence-number), so the delete still applies
+		// to the rewritten rows.
+		l.eqDelete([]int64{rng.Int64N(l.next), rng.Int64N(l.next)})
+	}
+	if mode != concurrent {
+		startSeq = -1
+	}
+	l.commitRewrite(gr, startSeq)
+	return true
+}
+
+// commitRewrite commits a rewritten group as a replace snapshot; with
+// seq ≥ 0 its new files keep that data sequence number.
+func (l *lake) commitRewrite(gr table.CompactionGroupResult, seq int64) {
+	ctx := context.Background()
+	tx := l.load().NewTransaction()
+	rw := tx.NewRewrite(nil).ApplyResult(gr)
+	if seq >= 0 {
+		rw.DataSequenceNumber(seq)
+	}
+	if err := rw.Commit(ctx); err != nil {
+		l.t.Fatalf("rewrite %s: %v", gr.PartitionKey, err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		l.t.Fatalf("rewrite %s: %v", gr.PartitionKey, err)
+	}
+}
+
+// compactionGroup picks the live files of a random partition of the
+// current spec.
+func (l *lake) compactionGroup(rng *rand.Rand, tbl *table.Table) (table.CompactionTaskGroup, bool) {
+	tasks, err := tbl.Scan().PlanFiles(context.Background())
 	if err != nil {
 		l.t.Fatal(err)
 	}
@@ -236,24 +298,68 @@ func (l *lake) compact(rng *rand.Rand) bool {
 		groups[key] = append(groups[key], tk)
 	}
 	if len(groups) == 0 {
-		return false
+		return table.CompactionTaskGroup{}, false
 	}
-	keys := slices.Sorted(func(yield func(string) bool) {
-		for k := range groups {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	keys := slices.Sorted(maps.Keys(groups))
 	key := keys[rng.IntN(len(keys))]
 	g := table.CompactionTaskGroup{PartitionKey: key, Tasks: groups[key]}
 	for _, tk := range g.Tasks {
 		g.TotalSizeBytes += tk.File.FileSizeBytes()
 	}
-	if _, err := tbl.RewriteDataFiles(ctx, []table.CompactionTaskGroup{g}, table.RewriteDataFilesOptions{}); err != nil {
-		l.t.Fatalf("compact %s: %v", key, err)
+	return g, true
+}
+
+// rewriteGroup reads a group's rows with their deletes applied and writes
+// them again, the record batches dealt round-robin into up to three new
+// files (a sort's reshuffle); lose drops the first row.
+func (l *lake) rewriteGroup(tbl *table.Table, g table.CompactionTaskGroup, lose bool) table.CompactionGroupResult {
+	ctx := context.Background()
+	sc, batches, err := tbl.Scan().ReadTasks(ctx, g.Tasks)
+	if err != nil {
+		l.t.Fatal(err)
 	}
-	return true
+	chunks := make([][]arrow.RecordBatch, 3)
+	n := 0
+	for b, err := range batches {
+		if err != nil {
+			l.t.Fatal(err)
+		}
+		if lose && n == 0 && b.NumRows() > 0 {
+			cut := b.NewSlice(1, b.NumRows())
+			b.Release()
+			b = cut
+		}
+		chunks[n%len(chunks)] = append(chunks[n%len(chunks)], b)
+		n++
+	}
+	gr := table.CompactionGroupResult{PartitionKey: g.PartitionKey, SafePosDeletes: table.CollectSafePositionDeletes(g.Tasks),
+		SafeDeletionVectors: table.CollectSafeDeletionVectors(g.Tasks)}
+	for _, tk := range g.Tasks {
+		gr.OldDataFiles = append(gr.OldDataFiles, tk.File)
+	}
+	for i := len(chunks) - 1; i >= 0; i-- {
+		if len(chunks[i]) == 0 {
+			continue
+		}
+		recs := slices.Values(chunks[i])
+		var records iter.Seq2[arrow.RecordBatch, error] = func(yield func(arrow.RecordBatch, error) bool) {
+			for b := range recs {
+				if !yield(b, nil) {
+					return
+				}
+			}
+		}
+		for df, err := range table.WriteRecords(ctx, tbl, sc, records, table.WithClusteredWrite()) {
+			if err != nil {
+				l.t.Fatalf("rewrite %s: %v", g.PartitionKey, err)
+			}
+			gr.NewDataFiles = append(gr.NewDataFiles, df)
+		}
+		for _, b := range chunks[i] {
+			b.Release()
+		}
+	}
+	return gr
 }
 
 // rollback moves the table back to a random earlier ancestor.

@@ -34,7 +34,9 @@ type liveDelete struct {
 	kind      deleteKind
 	partition string
 	seq       int64
-	ref       string // referenced data file, "" when none
+	// snapshotID is the snapshot that added the delete file.
+	snapshotID int64
+	ref        string // referenced data file, "" when none
 	// token names the delete file in fingerprints: pos:<path>, eq:<path>
 	// or dv:<path>@<content offset>. Format: never change.
 	token string
@@ -44,7 +46,7 @@ type liveDelete struct {
 
 func newLiveDelete(e entry) (liveDelete, error) {
 	df := e.df
-	d := liveDelete{path: df.FilePath(), partition: e.partition, seq: e.seq, df: df, paths: e.paths}
+	d := liveDelete{path: df.FilePath(), partition: e.partition, seq: e.seq, snapshotID: e.snapshotID, df: df, paths: e.paths}
 	if ref := df.ReferencedDataFile(); ref != nil {
 		d.ref = *ref
 	}

@@ -77,8 +77,16 @@ type Plan struct {
 	// snapshot). Read only: when every checkpointed file is kept as
 	// recorded it is the checkpoint's own Files map.
 	Keep map[string]checkpoint.FileState
-	// Drop are files of the checkpoint no longer live (sorted).
+	// Drop are files of the checkpoint no longer live (sorted), except
+	// those a remapped group retires.
 	Drop []string
+	// Remaps are the groups of checkpointed files that replace snapshots
+	// rewrote and whose new files take over their segments: nothing is
+	// built or pushed for them (P11). Sorted by their first old file.
+	Remaps []Remap
+	// RemapFallback says why groups that replace snapshots rewrote are
+	// rebuilt instead of remapped ("" when none is).
+	RemapFallback string
 	// Replacing: Build or Drop touch something Pinot holds (a dropped
 	// file, a changed file, a regrouped or merged member), so the run must swap
 	// atomically. Pure additions leave it false.

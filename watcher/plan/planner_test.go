@@ -212,7 +212,7 @@ func TestPlanner_Plan_Fallbacks(t *testing.T) {
 	}
 
 	all := plans(t, p, l.load(), cp)
-	batch := commitBatch(cp, all, 1)
+	batch := commitBatch(cp, l.load(), all, 1)
 	if got := plans(t, p, l.load(), batch); !got.Incremental || len(got.Build) != 1 || len(got.Keep) != 3 {
 		t.Fatalf("a backfill batch's files must be kept by the fold: %+v", got)
 	}

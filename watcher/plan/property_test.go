@@ -71,6 +71,7 @@ func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) {
 		mustFold   bool
 		folded     int
 		replacing  int
+		remapped   int
 		syncs      int
 		lastSynced = -1
 	)
@@ -94,6 +95,14 @@ func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) {
 		if got.Replacing {
 			replacing++
 		}
+		if got.RemapFallback != "" {
+			history = append(history, "(not remapped: "+got.RemapFallback+")")
+			t.Logf("step %d: not remapped: %s", step, got.RemapFallback)
+		}
+		if len(got.Remaps) > 0 {
+			remapped++
+			checkRemaps(t, tbl, cp, got)
+		}
 		switch {
 		case got.Incremental:
 			folded++
@@ -107,7 +116,8 @@ func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) {
 		}
 	}
 	checkRows(t, w.load())
-	t.Logf("seed %d (options %+v): %d steps, %d plans, %d folded, %d replacing", seed, opts, steps, syncs, folded, replacing)
+	t.Logf("seed %d (options %+v): %d steps, %d plans, %d folded, %d replacing, %d remapping", seed, opts, steps, syncs,
+		folded, replacing, remapped)
 	if folded == 0 {
 		t.Fatalf("no plan folded in %d plans", syncs)
 	}
@@ -123,11 +133,63 @@ func commitRandomly(t *testing.T, rng *rand.Rand, tbl *table.Table, cp checkpoin
 	case r == 1 && !p.Replacing && len(p.Build) >= 2 && p.SnapshotID != cp.SnapshotID:
 		// The batch leaves the checkpoint as complete for its snapshot as
 		// it was: trusted again if this plan trusted it.
-		return commitBatch(cp, p, len(p.Build)/2), p.Incremental
+		return commitBatch(cp, tbl, p, len(p.Build)/2), p.Incremental
 	}
 	next := commit(cp, tbl, p, nil)
 	checkLive(t, tbl, next, p)
 	return next, true
+}
+
+// checkRemaps checks every remapped group of p against the table (P11):
+// its segments hold the rows the checkpoint recorded for its old files,
+// and its new files, read with their deletes applied, give exactly as many
+// rows, each new file as many as the plan recorded for it.
+func checkRemaps(t testing.TB, tbl *table.Table, cp checkpoint.Checkpoint, p *plan.Plan) {
+	t.Helper()
+	full, err := plan.New(plan.Options{}).Plan(context.Background(), tableName, tbl, checkpoint.Checkpoint{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]plan.File{}
+	for _, u := range full.Build {
+		for _, f := range u.Files {
+			files[f.Path] = f
+		}
+	}
+	for _, g := range p.Remaps {
+		var held, read int64
+		oldSegs, shares := map[string]bool{}, map[string]int{}
+		for _, path := range g.Old {
+			held += cp.Files[path].Rows
+			for _, s := range cp.Files[path].Segments {
+				oldSegs[s] = true
+			}
+		}
+		for _, fs := range g.Files {
+			for _, s := range fs.Segments {
+				shares[s]++
+			}
+		}
+		if len(shares) != len(oldSegs) || len(g.Segments) != len(oldSegs) {
+			t.Fatalf("P11: group %s: its old files had %d segments, the group names %d, its new files list %d",
+				g.Key, len(oldSegs), len(g.Segments), len(shares))
+		}
+		for s, n := range shares {
+			if n != 1 || !oldSegs[s] {
+				t.Fatalf("P11: group %s: segment %s is listed by %d new files (want one) or was not the old files'", g.Key, s, n)
+			}
+		}
+		for path, fs := range g.Files {
+			n := fileRows(tbl, files[path])
+			if n != fs.Rows {
+				t.Fatalf("P11: remapped file %s records %d rows, reading it gives %d", path, fs.Rows, n)
+			}
+			read += n
+		}
+		if held != read || held != g.Rows {
+			t.Fatalf("P11: group %s: its old files hold %d rows, its new files give %d (plan says %d)", g.Key, held, read, g.Rows)
+		}
+	}
 }
 
 // checkRows reads every live file through the tasks of a full plan (the
@@ -228,8 +290,17 @@ func (w goWriter) step(rng *rand.Rand) (string, bool) {
 		w.eqDelete(ids)
 		return "eq-delete", true
 	case r < 84:
-		if w.compact(rng) {
-			return "compact", true
+		mode := binPack
+		switch {
+		case r == 83:
+			mode = mislabel
+		case r >= 81:
+			mode = concurrent
+		case r >= 78:
+			mode = sortLike
+		}
+		if w.compact(rng, mode) {
+			return mode.String(), true
 		}
 		return "compact-none", true
 	case r < 91:

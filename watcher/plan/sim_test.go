@@ -17,10 +17,15 @@ import (
 const tableName = "events"
 
 // commit applies a plan to a checkpoint the way a run does: the kept
-// files, plus the file states of every built unit but those in failed
-// (continueOnFileError: a failed unit's files keep their old state).
+// files, the remapped groups' files, plus the file states of every built
+// unit but those in failed (continueOnFileError: a failed unit's files
+// keep their old state). Like a run, it records the rows each file gives
+// with its deletes applied.
 func commit(cp checkpoint.Checkpoint, tbl *table.Table, p *plan.Plan, failed map[string]bool) checkpoint.Checkpoint {
 	files := maps.Clone(p.Keep)
+	for _, g := range p.Remaps {
+		maps.Copy(files, g.Files)
+	}
 	for _, u := range p.Build {
 		if failed[u.Key] {
 			for _, f := range u.Files {
@@ -30,7 +35,7 @@ func commit(cp checkpoint.Checkpoint, tbl *table.Table, p *plan.Plan, failed map
 			}
 			continue
 		}
-		maps.Copy(files, u.FileStates([]string{u.SegmentName(0)}, unitRows(u)))
+		maps.Copy(files, builtStates(tbl, u))
 	}
 	return checkpoint.Checkpoint{Table: tableName, SnapshotID: p.SnapshotID, SequenceNumber: p.SequenceNumber,
 		MetadataLocation: tbl.MetadataLocation(), TableUUID: tbl.Metadata().TableUUID().String(), SchemaID: p.SchemaID,
@@ -39,23 +44,52 @@ func commit(cp checkpoint.Checkpoint, tbl *table.Table, p *plan.Plan, failed map
 
 // commitBatch commits the first n units of a plan that only adds files,
 // as a backfill batch: the checkpoint's snapshot stays where it was.
-func commitBatch(cp checkpoint.Checkpoint, p *plan.Plan, n int) checkpoint.Checkpoint {
+func commitBatch(cp checkpoint.Checkpoint, tbl *table.Table, p *plan.Plan, n int) checkpoint.Checkpoint {
 	files := maps.Clone(cp.Files)
 	if files == nil {
 		files = map[string]checkpoint.FileState{}
 	}
+	for _, g := range p.Remaps {
+		for _, path := range g.Old {
+			delete(files, path)
+		}
+		maps.Copy(files, g.Files)
+	}
 	for _, u := range p.Build[:n] {
-		maps.Copy(files, u.FileStates([]string{u.SegmentName(0)}, unitRows(u)))
+		maps.Copy(files, builtStates(tbl, u))
 	}
 	cp.Files = files
 	cp.Backfill = &checkpoint.Backfill{SnapshotID: p.SnapshotID, FilesDone: n, FilesTotal: len(p.Build)}
 	return cp
 }
 
-func unitRows(u plan.Unit) int64 {
-	var n int64
+// builtStates are the checkpoint entries of a built unit, each file with
+// the rows it gives once its deletes apply (read with iceberg-go), as a
+// run records them.
+func builtStates(tbl *table.Table, u plan.Unit) map[string]checkpoint.FileState {
+	out := u.FileStates([]string{u.SegmentName(0)}, 0)
 	for _, f := range u.Files {
-		n += f.Rows
+		fs := out[f.Path]
+		fs.Rows = fileRows(tbl, f)
+		out[f.Path] = fs
+	}
+	return out
+}
+
+// fileRows reads a file through its tasks and counts its rows (-1 when it
+// cannot be read, which no check accepts).
+func fileRows(tbl *table.Table, f plan.File) int64 {
+	_, batches, err := tbl.Scan().ReadTasks(context.Background(), f.Tasks)
+	if err != nil {
+		return -1
+	}
+	var n int64
+	for b, err := range batches {
+		if err != nil {
+			return -1
+		}
+		n += b.NumRows()
+		b.Release()
 	}
 	return n
 }
@@ -83,6 +117,13 @@ func describe(p *plan.Plan) string {
 	for _, path := range p.Drop {
 		fmt.Fprintf(&b, "drop %s\n", path)
 	}
+	for _, g := range p.Remaps {
+		fmt.Fprintf(&b, "remap %s old=%v segments=%v rows=%d\n", g.Key, g.Old, g.Segments, g.Rows)
+		for _, path := range slices.Sorted(maps.Keys(g.Files)) {
+			fmt.Fprintf(&b, "  owner %s %+v\n", path, g.Files[path])
+		}
+	}
+	fmt.Fprintf(&b, "remap fallback %q\n", p.RemapFallback)
 	return b.String()
 }
 

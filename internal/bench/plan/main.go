@@ -85,7 +85,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			stopProfile := startProfile(o.profile, n)
 			runs, err = measureRuns(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "runs"), o.runs)
 			stopProfile()
-			res.runSync, res.runNoop = runs[cRunSync], runs[cRunNoop]
+			res.runSync, res.runNoop, res.runCompact = runs[cRunSync], runs[cRunNoop], runs[cRunCompact]
 		}
 		lk.Close()
 		if err != nil {

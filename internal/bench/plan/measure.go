@@ -47,6 +47,7 @@ type result struct {
 	foldWarm, foldCold, full   stat
 	fullCold, icebergPlanFiles stat
 	runSync, runNoop           stat
+	runCompact                 stat
 }
 
 // How each contender plans the one-file change.

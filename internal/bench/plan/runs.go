@@ -17,10 +17,13 @@ import (
 
 // Contenders of the end-to-end measurement: a whole run of the watcher.
 const (
-	cRunSync   = "whole run: one-file sync"
-	cRunNoop   = "whole run: no new snapshot"
-	seedTable  = "events"
-	seedSchema = `{"schemaName":"events","dimensionFieldSpecs":[{"name":"id","dataType":"LONG"},{"name":"v","dataType":"STRING"}]}`
+	cRunSync = "whole run: one-file sync"
+	cRunNoop = "whole run: no new snapshot"
+	// The run after a compaction of the table into a hundredth of its
+	// files: a remap, measured once.
+	cRunCompact = "whole run: compaction remapped"
+	seedTable   = "events"
+	seedSchema  = `{"schemaName":"events","dimensionFieldSpecs":[{"name":"id","dataType":"LONG"},{"name":"v","dataType":"STRING"}]}`
 )
 
 // seedBuilder writes a placeholder tarball while seeding (the table's
@@ -93,7 +96,35 @@ func measureRuns(ctx context.Context, l *lake.Lake, dir string, runs int) (map[s
 	for k, v := range costs {
 		out[k] = median(v)
 	}
+	compacted, err := measureCompaction(ctx, l, w)
+	if err != nil {
+		return nil, err
+	}
+	out[cRunCompact] = compacted
 	return out, nil
+}
+
+// measureCompaction compacts the table into a hundredth of its files (at
+// least one) and measures the run that follows: a remap (watcher/plan
+// P11), which must build and push nothing.
+func measureCompaction(ctx context.Context, l *lake.Lake, w *watcher.Watcher) (stat, error) {
+	if err := l.Compact(ctx, l.Files/100); err != nil {
+		return stat{}, err
+	}
+	var run checkpoint.Run
+	c, err := measure(func() error {
+		var err error
+		run, err = w.RunOnce(ctx, seedTable, "bench", nil)
+		return err
+	})
+	if err != nil {
+		return stat{}, fmt.Errorf("%s: %w", cRunCompact, err)
+	}
+	if run.SegmentsGenerated != 0 || run.SegmentsDeleted != 0 || run.Bytes != 0 {
+		return stat{}, fmt.Errorf("%s built %d segments and retired %d (%d bytes), want none",
+			cRunCompact, run.SegmentsGenerated, run.SegmentsDeleted, run.Bytes)
+	}
+	return median([]cost{c}), nil
 }
 
 // listSink is a Pinot stand-in holding served segment names in memory:
