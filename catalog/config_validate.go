@@ -133,9 +133,13 @@ func (v *validator) glue() {
 }
 
 func (v *validator) sql() {
-	v.require(PropURI)
 	if d := v.c.prop(PropDialect); d != "" && sqlDialect(d) == "" {
 		v.add("props", PropDialect, fmt.Sprintf("unsupported dialect %q (want sqlite or postgres)", d))
+		return
+	}
+	v.checkSQLDriver()
+	if v.require(PropURI) {
+		v.checkSQLOptions()
 	}
 }
 
