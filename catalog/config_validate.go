@@ -48,6 +48,7 @@ func (c Config) Validate() error {
 		v.add("", "type", fmt.Sprintf("unknown catalog type %q (want rest, s3tables, glue, sql or hadoop)", c.Type))
 	}
 	v.common()
+	v.checkCredentials()
 	v.aws("")
 	v.aws(PropDataPrefix)
 	return errors.Join(v.errs...)
