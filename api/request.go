@@ -29,4 +29,3 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error
 	}
 	return nil
 }
-
