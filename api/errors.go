@@ -87,7 +87,7 @@ func errStatus(err error) int {
 	case errors.Is(err, checkpoint.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, checkpoint.ErrConflict), errors.Is(err, checkpoint.ErrStale), errors.Is(err, watcher.ErrRunning),
-		errors.Is(err, errInUse):
+		errors.Is(err, errInUse), errors.Is(err, checkpoint.ErrInUse), errors.Is(err, checkpoint.ErrNoConnection):
 		return http.StatusConflict
 	case errors.Is(err, catalog.ErrAccessDenied), errors.Is(err, catalog.ErrBadCredentials),
 		errors.Is(err, catalog.ErrUnreachable), errors.Is(err, catalog.ErrTimeout),
