@@ -157,7 +157,7 @@ func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
 // handleDeleteConnection removes a connection no table uses (409 naming
 // the tables otherwise). The store checks and deletes in one step, so a
 // table created on the connection at the same moment either makes this
-// fail or fails itself (checkpoint C12).
+// fail or fails itself (checkpoint C13).
 func (s *Server) handleDeleteConnection(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
 	if err := s.store.DeleteConnection(r.Context(), name); err != nil {

@@ -180,7 +180,7 @@ func (b *Bolt) ListConnections(_ context.Context) ([]Connection, error) {
 }
 
 // DeleteConnection removes the named connection if no table names it
-// (one transaction: C12).
+// (one transaction: C13).
 func (b *Bolt) DeleteConnection(_ context.Context, name string) error {
 	var users []string
 	err := b.update("delete connection "+quote(name), func(tx *bolt.Tx) error {
@@ -210,7 +210,7 @@ func (b *Bolt) DeleteConnection(_ context.Context, name string) error {
 }
 
 // CreateBoundTable adds a table on a stored connection, checked in the
-// same transaction (C12).
+// same transaction (C13).
 func (b *Bolt) CreateBoundTable(_ context.Context, t Table) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("create table: %w", err)

@@ -125,7 +125,7 @@ func (m *Memory) DeleteConnection(_ context.Context, name string) error {
 	return nil
 }
 
-// CreateBoundTable adds a table on a stored connection (C12).
+// CreateBoundTable adds a table on a stored connection (C13).
 func (m *Memory) CreateBoundTable(_ context.Context, t Table) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("create table: %w", err)

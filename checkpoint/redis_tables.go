@@ -75,7 +75,7 @@ return 0
 
 // connDeleteLua: KEYS connection, connection index, table index; ARGV
 // connection name, the table key prefix. Deletes the connection unless a
-// table names it (C12): returns {"ok"} | {"missing"} | {"inuse", table...}.
+// table names it (C13): returns {"ok"} | {"missing"} | {"inuse", table...}.
 const connDeleteLua = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
 local users = {'inuse'}
@@ -257,7 +257,7 @@ func decodeTableChange(msg redis.XMessage) (TableChange, error) {
 }
 
 // CreateBoundTable adds a table on a stored connection: the script checks
-// the connection's key in the same step (C12).
+// the connection's key in the same step (C13).
 func (r *Redis) CreateBoundTable(ctx context.Context, t Table) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("create table: %w", err)
@@ -267,7 +267,7 @@ func (r *Redis) CreateBoundTable(ctx context.Context, t Table) error {
 }
 
 // DeleteConnection removes the named connection unless a table names it
-// (one script: C12).
+// (one script: C13).
 func (r *Redis) DeleteConnection(ctx context.Context, name string) error {
 	op := "delete connection " + quote(name)
 	keys := []string{r.keys.conn(name), r.keys.conns(), r.keys.tables()}

@@ -25,10 +25,10 @@ var (
 	ErrInvalid = errors.New("invalid argument")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store closed")
-	// ErrInUse: a connection that a table names cannot be deleted (C12).
+	// ErrInUse: a connection that a table names cannot be deleted (C13).
 	ErrInUse = errors.New("in use")
 	// ErrNoConnection: a table was created on a connection that is not
-	// stored, or no longer is (C12).
+	// stored, or no longer is (C13).
 	ErrNoConnection = errors.New("connection not stored")
 )
 
@@ -44,7 +44,7 @@ type Store interface {
 	ListConnections(ctx context.Context) ([]Connection, error)
 	// DeleteConnection removes a connection no table names; while one
 	// does it fails with ErrInUse naming the tables. The check and the
-	// delete are one atomic step (C12).
+	// delete are one atomic step (C13).
 	DeleteConnection(ctx context.Context, name string) error
 
 	// External tables and their sync task config.
@@ -52,7 +52,7 @@ type Store interface {
 	// CreateBoundTable is CreateTable that also requires t.Connection to be
 	// stored, checked in the same atomic step (ErrNoConnection otherwise):
 	// with DeleteConnection's check, a table never outlives its connection
-	// however the two race (C12).
+	// however the two race (C13).
 	CreateBoundTable(ctx context.Context, t Table) error
 	PutTable(ctx context.Context, t Table) error // create or replace
 	GetTable(ctx context.Context, name string) (Table, error)

@@ -74,7 +74,7 @@ func newControlHarness(t *testing.T) *controlHarness {
 	t.Helper()
 	mem := checkpoint.NewMemory()
 	t.Cleanup(func() { _ = mem.Close() })
-	// The tables' connection (AddTable needs it stored: checkpoint C12).
+	// The tables' connection (AddTable needs it stored: checkpoint C13).
 	if err := mem.PutConnection(t.Context(), checkpoint.Connection{Name: "c", Type: "rest"}); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/floehq/floe/checkpoint"
 )
 
-// C12: a table never outlives its connection. CreateBoundTable needs the
+// C13: a table never outlives its connection. CreateBoundTable needs the
 // connection stored, DeleteConnection refuses while a table names it,
 // each checked in the step that writes.
 func testConnectionReferences(t *testing.T, s checkpoint.Store) {
@@ -46,7 +46,7 @@ const RaceRounds = 100
 
 // testConnectionDeleteRace races DeleteConnection against CreateBoundTable
 // on the same connection, RaceRounds times: exactly one of the two wins
-// each round, and no stored table names a missing connection (C12).
+// each round, and no stored table names a missing connection (C13).
 func testConnectionDeleteRace(t *testing.T, s checkpoint.Store) {
 	ctx := ctxT(t)
 	var tablesWon, deletesWon int
