@@ -138,7 +138,9 @@ func (v *validator) sql() {
 		v.add("props", PropDialect, fmt.Sprintf("unsupported dialect %q (want sqlite or postgres)", d))
 		return
 	}
-	v.checkSQLDriver()
+	if !v.checkSQLDriver() {
+		return // the options are judged for a driver floe runs
+	}
 	if v.require(PropURI) {
 		v.checkSQLOptions()
 	}

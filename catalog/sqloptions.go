@@ -42,17 +42,20 @@ var sqliteAllowedOptions = []string{"_pragma", "mode", "immutable", "_txlock", "
 var sqlitePragmas = []string{"busy_timeout", "query_only"}
 
 // checkSQLDriver refuses a driver floe does not support or one that does
-// not speak the connection's dialect.
-func (v *validator) checkSQLDriver() {
+// not speak the connection's dialect; it reports whether the driver is
+// fine.
+func (v *validator) checkSQLDriver() bool {
 	dialect, driver := v.c.sqlDriver()
 	want := SQLDrivers()[string(dialect)]
 	switch {
 	case driver == want:
+		return true
 	case !slices.Contains([]string{"sqlite", "pgx"}, driver):
 		v.add("props", PropDriver, fmt.Sprintf("unsupported driver %q: floe supports sqlite (dialect sqlite) and pgx (dialect postgres)", driver))
 	default:
 		v.add("props", PropDriver, fmt.Sprintf("driver %q does not speak dialect %s (want %q)", driver, dialect, want))
 	}
+	return false
 }
 
 // checkSQLOptions refuses the options of the uri the driver would act on
