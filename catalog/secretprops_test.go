@@ -1,7 +1,11 @@
 package catalog_test
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"strings"
@@ -107,5 +111,23 @@ func TestConfig_ValidateWriteRefusesShortSecrets(t *testing.T) {
 	if !errors.Is(err, catalog.ErrInvalidConfig) || !strings.Contains(err.Error(), "connections.c.secrets.token: is 1 characters") ||
 		strings.Contains(err.Error(), "credential") {
 		t.Fatalf("ValidateWrite = %v", err)
+	}
+}
+
+// A config that still holds a credential in props prints it as a secret
+// key, in every printed form.
+func TestConfig_PrintsCredentialPropsAsSecrets(t *testing.T) {
+	cfg := catalog.Config{Name: "c", Type: "sql", Props: map[string]string{"uri": "postgres://floe:pw-printed-1a2b@db/lake",
+		"s3.secret-access-key": "sk-printed-3c4d"}}
+	js, err := json.Marshal(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged bytes.Buffer
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("x", slog.Any("cfg", cfg))
+	for _, out := range []string{cfg.String(), fmt.Sprintf("%v %+v %#v %s", cfg, cfg, cfg, cfg), string(js), logged.String()} {
+		if strings.Contains(out, "pw-printed-1a2b") || strings.Contains(out, "sk-printed-3c4d") || !strings.Contains(out, "s3.secret-access-key") {
+			t.Errorf("printed config: %s", out)
+		}
 	}
 }
