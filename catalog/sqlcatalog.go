@@ -65,7 +65,7 @@ func (c Config) sqlSettings() (dialect sqlcat.SupportedDialect, driver, dsn stri
 		dsn += sep + "_pragma=busy_timeout(10000)"
 	}
 	if dialect == sqlcat.Postgres {
-		dsn = noPassfile(dsn, isPG)
+		dsn = noLocalPassword(dsn, isPG, c.secret(SecretPassword) == "")
 	}
 	if pw := c.secret(SecretPassword); pw != "" {
 		switch {
@@ -86,18 +86,27 @@ func (c Config) sqlSettings() (dialect sqlcat.SupportedDialect, driver, dsn stri
 	return dialect, driver, dsn, nil
 }
 
-// noPassfile adds an empty passfile option to a Postgres DSN, so that the
-// driver never looks up a password in floe's own ~/.pgpass (or the file
-// PGPASSFILE names) for a host a connection chose: the password is
+// noLocalPassword adds an empty passfile option to a Postgres DSN (and,
+// when the connection has no password, an empty password), so that the
+// driver never sends a host a connection chose a password from floe's own
+// ~/.pgpass, the file PGPASSFILE names or PGPASSWORD: the password is
 // secrets.password or none.
-func noPassfile(dsn string, isURL bool) string {
-	if !isURL {
-		return dsn + " passfile=''"
+func noLocalPassword(dsn string, isURL, noSecret bool) string {
+	opts := []string{"passfile"}
+	if noSecret {
+		opts = append(opts, "password")
 	}
-	if strings.Contains(dsn, "?") {
-		return dsn + "&passfile="
+	for _, o := range opts {
+		switch {
+		case !isURL:
+			dsn += " " + o + "=''"
+		case strings.Contains(dsn, "?"):
+			dsn += "&" + o + "="
+		default:
+			dsn += "?" + o + "="
+		}
 	}
-	return dsn + "?passfile="
+	return dsn
 }
 
 // urlErrText is a url.Parse error without the URL it quotes (which may
