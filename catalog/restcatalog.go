@@ -46,7 +46,7 @@ func newREST(ctx context.Context, cfg Config, p restParams) (*rest.Catalog, erro
 	defer cancel()
 	cat, err := rest.NewCatalog(ctx, cfg.Name, p.uri, opts...)
 	if err != nil {
-		return nil, wrapErr("connect to REST catalog", cfg.prop(PropURI), hint(p.access, awsaccess.OpConnect, err), err)
+		return nil, wrapErr("connect to REST catalog", withoutPassword(p.uri), hint(p.access, awsaccess.OpConnect, err), err)
 	}
 	return cat, nil
 }
@@ -86,6 +86,17 @@ func (c Config) restURI() string {
 	return u.String()
 }
 
+// withoutPassword is a URL without the password of its userinfo (for
+// errors and logs).
+func withoutPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = url.User(u.User.Username())
+	return u.String()
+}
+
 // openREST opens a generic Iceberg REST catalog, optionally SigV4-signed.
 func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, error) {
 	p := restParams{uri: cfg.restURI(), warehouse: cfg.prop(PropWarehouse), fileRegion: cfg.prop(PropRegion), access: cfg.access()}
@@ -108,7 +119,7 @@ func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 	if err != nil {
 		return nil, err
 	}
-	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: cfg.prop(PropURI), timeout: cfg.timeout(), access: p.access}
+	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: withoutPassword(p.uri), timeout: cfg.timeout(), access: p.access}
 	if p.awsCfg != nil {
 		ic.identity = cfg.callerIdentity(*p.awsCfg)
 	}
@@ -117,6 +128,6 @@ func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 			return nil, err
 		}
 	}
-	logger.Debug("opened REST catalog", slog.String("uri", cfg.prop(PropURI)))
+	logger.Debug("opened REST catalog", slog.String("uri", withoutPassword(p.uri)))
 	return ic, nil
 }
