@@ -58,7 +58,7 @@ func (s *Server) savedAccess(r *http.Request) (*awsaccess.Result, awsAccessOptio
 	if err != nil {
 		return nil, opts, nil, fmt.Errorf("connection %s: %w", name, err)
 	}
-	cfg := catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}
+	cfg := storedConfig(conn)
 	res, err := generateAccess(cfg, opts.Options)
 	return res, opts, sensitive(conn.Props, conn.Secrets), err
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/redact"
 )
 
 // connectionView is a connection with its secrets left out: only the names
@@ -27,37 +28,42 @@ type connectionView struct {
 	SecretKeys []string          `json:"secretKeys,omitempty"`
 }
 
-// connectionView shows c without its secrets.
+// connectionView shows c without its secrets. A credential an older
+// record still holds in props is shown as a secret key, as the record
+// will be once rewritten (catalog.Config.MoveCredentials).
 func (s *Server) connectionView(c checkpoint.Connection) connectionView {
+	cfg := storedConfig(c)
 	v := connectionView{Name: c.Name, Type: c.Type}
-	if len(c.Props) > 0 {
-		v.Props = make(map[string]string, len(c.Props))
-		for k, p := range c.Props {
-			v.Props[k] = redactURL(s.scrub(p, c.Secrets))
+	own := redact.New()
+	own.Set("connection", cfg.SecretValues()...)
+	if len(cfg.Props) > 0 {
+		v.Props = make(map[string]string, len(cfg.Props))
+		for k, p := range cfg.Props {
+			v.Props[k] = redactURL(s.red.Scrub(own.Scrub(p)))
 		}
 	}
-	for k := range c.Secrets {
+	for k := range cfg.Secrets {
 		v.SecretKeys = append(v.SecretKeys, k)
 	}
 	sort.Strings(v.SecretKeys)
 	return v
 }
 
+// storedConfig is a stored connection as a catalog config, with any
+// credential an older record holds in props moved to its secrets.
+func storedConfig(c checkpoint.Connection) catalog.Config {
+	cfg, _ := catalog.Config{Name: c.Name, Type: c.Type, Props: c.Props, Secrets: c.Secrets}.MoveCredentials()
+	return cfg
+}
+
 // sensitive returns the values to scrub from anything sent about a
-// connection: its secrets and any password written into a URL prop.
+// connection: its secrets, credentials written in props (passwords inside
+// URLs and connection strings included) and user:password pairs.
 func sensitive(props, secrets map[string]string) map[string]string {
-	out := make(map[string]string, len(secrets))
-	for k, v := range secrets {
-		if !catalog.IsSecretRef(v) {
-			out[k] = v
-		}
-	}
-	for k, p := range props {
-		if u, err := url.Parse(p); err == nil && u.User != nil {
-			if pw, ok := u.User.Password(); ok && pw != "" {
-				out["props."+k] = pw
-			}
-		}
+	vals := catalog.Config{Props: props, Secrets: secrets}.SecretValues()
+	out := make(map[string]string, len(vals))
+	for i, v := range vals {
+		out[strconv.Itoa(i)] = v
 	}
 	return out
 }
@@ -123,7 +129,7 @@ func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	cfg := catalog.Config{Name: req.Name, Type: req.Type, Props: req.Props, Secrets: req.Secrets}
-	if err := errors.Join(cfg.Validate(), s.opts.Policy.Check(cfg)); err != nil {
+	if err := errors.Join(cfg.ValidateWrite(), s.opts.Policy.Check(cfg)); err != nil {
 		s.writeScrubbed(w, err, sensitive(req.Props, req.Secrets))
 		return
 	}
@@ -149,31 +155,13 @@ func (s *Server) handlePutConnection(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleDeleteConnection removes a connection no table uses (409 naming
-// the tables otherwise).
+// the tables otherwise). The store checks and deletes in one step, so a
+// table created on the connection at the same moment either makes this
+// fail or fails itself (checkpoint C13).
 func (s *Server) handleDeleteConnection(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	if _, err := s.store.GetConnection(r.Context(), name); err != nil {
-		s.writeErr(w, fmt.Errorf("connection %s: %w", name, err))
-		return
-	}
-	tables, err := s.store.ListTables(r.Context())
-	if err != nil {
-		s.writeErr(w, err)
-		return
-	}
-	var users []string
-	for _, t := range tables {
-		if t.Connection == name {
-			users = append(users, t.Name)
-		}
-	}
-	if len(users) > 0 {
-		s.writeErr(w, fmt.Errorf("delete connection %s: %w by table(s) %s; delete them first",
-			name, errInUse, strings.Join(users, ", ")))
-		return
-	}
 	if err := s.store.DeleteConnection(r.Context(), name); err != nil {
-		s.writeErr(w, fmt.Errorf("delete connection %s: %w", name, err))
+		s.writeErr(w, fmt.Errorf("connection %s: %w", name, err))
 		return
 	}
 	s.red.Forget("stored/" + name)
@@ -192,7 +180,7 @@ func (s *Server) openCatalog(r *http.Request, name string) (catalog.Catalog, map
 		return nil, nil, fmt.Errorf("connection %s: %w", name, err)
 	}
 	secrets := sensitive(conn.Props, conn.Secrets)
-	cfg := catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}
+	cfg := storedConfig(conn)
 	s.red.Set("stored/"+name, cfg.SecretValues()...)
 	if err := s.opts.Policy.Check(cfg); err != nil {
 		return nil, secrets, fmt.Errorf("open connection %s: %w", name, err)

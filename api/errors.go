@@ -4,10 +4,10 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"strings"
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/redact"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/watcher"
 )
@@ -47,12 +47,15 @@ func (s *Server) writeScrubbed(w http.ResponseWriter, err error, secrets map[str
 	writeJSON(w, status, apiError{Error: s.scrub(err.Error(), secrets)})
 }
 
-// scrub removes every known secret and the given values from msg.
+// scrub removes every known secret and the given values (with their
+// derived forms, by the redactor's rules) from msg.
 func (s *Server) scrub(msg string, secrets map[string]string) string {
-	for _, v := range secrets {
-		if v != "" {
-			msg = strings.ReplaceAll(msg, v, redactedValue)
+	if len(secrets) > 0 {
+		vals := make([]string, 0, len(secrets))
+		for _, v := range secrets {
+			vals = append(vals, v)
 		}
+		msg = redact.Scrub(msg, vals...)
 	}
 	return s.red.Scrub(msg)
 }
@@ -84,7 +87,7 @@ func errStatus(err error) int {
 	case errors.Is(err, checkpoint.ErrNotFound), errors.Is(err, catalog.ErrNotFound):
 		return http.StatusNotFound
 	case errors.Is(err, checkpoint.ErrConflict), errors.Is(err, checkpoint.ErrStale), errors.Is(err, watcher.ErrRunning),
-		errors.Is(err, errInUse):
+		errors.Is(err, errInUse), errors.Is(err, checkpoint.ErrInUse), errors.Is(err, checkpoint.ErrNoConnection):
 		return http.StatusConflict
 	case errors.Is(err, catalog.ErrAccessDenied), errors.Is(err, catalog.ErrBadCredentials),
 		errors.Is(err, catalog.ErrUnreachable), errors.Is(err, catalog.ErrTimeout),

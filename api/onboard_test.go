@@ -41,13 +41,38 @@ func TestServer_ConnectionLifecycle(t *testing.T) {
 		t.Fatalf("replace changed createdAt: %v -> %v", stored.CreatedAt, again.CreatedAt)
 	}
 	e.want("GET", "/api/v1/connections/lake", nil, http.StatusOK, &c)
-	// A password written into a URL prop is hidden too.
-	pg := map[string]any{"name": "pg", "type": "sql", "props": map[string]string{"uri": "postgres://floe:" + lakeSecret + "@127.0.0.1:1/db"}}
-	e.want("POST", "/api/v1/connections", pg, http.StatusCreated, &c)
-	if c.Props["uri"] != "postgres://floe:xxxxx@127.0.0.1:1/db" {
-		t.Fatalf("uri prop: %q", c.Props["uri"])
+	// A credential written in props is refused, naming where it belongs,
+	// without repeating it.
+	for prop, val := range map[string]string{
+		"uri":                  "postgres://floe:" + lakeSecret + "@127.0.0.1:1/db",
+		"s3.secret-access-key": lakeSecret,
+		"header.Authorization": "Bearer " + lakeSecret,
+	} {
+		props := map[string]string{"uri": "postgres://floe@127.0.0.1:1/db", prop: val}
+		out := e.want("POST", "/api/v1/connections", map[string]any{"name": "pg", "type": "sql", "props": props}, http.StatusBadRequest, nil)
+		if !strings.Contains(out, "connections.pg.props."+prop) || !strings.Contains(out, "give it as secrets.") || strings.Contains(out, lakeSecret) {
+			t.Errorf("credential in props.%s: %s", prop, out)
+		}
 	}
-	e.want("GET", "/api/v1/connections", nil, http.StatusOK, nil)
+	// So is a secret too short to be told apart from other words.
+	out := e.want("POST", "/api/v1/connections", map[string]any{"name": "pg", "type": "sql",
+		"props": map[string]string{"uri": "postgres://floe@127.0.0.1:1/db"}, "secrets": map[string]string{"password": "e"}}, http.StatusBadRequest, nil)
+	if !strings.Contains(out, "connections.pg.secrets.password: is 1 characters") {
+		t.Errorf("short secret: %s", out)
+	}
+	// A record stored before the rule is shown with its credential as a
+	// secret key, never its value.
+	if err := e.store.PutConnection(context.Background(), checkpoint.Connection{Name: "pg", Type: "sql",
+		Props: map[string]string{"uri": "postgres://floe:" + lakeSecret + "@127.0.0.1:1/db", "token": lakeSecret}}); err != nil {
+		t.Fatal(err)
+	}
+	e.want("GET", "/api/v1/connections/pg", nil, http.StatusOK, &c)
+	if c.Props["uri"] != "postgres://floe@127.0.0.1:1/db" || c.Props["token"] != "" || !slices.Equal(c.SecretKeys, []string{"password", "token"}) {
+		t.Fatalf("old record shown as %+v", c)
+	}
+	if out := e.want("GET", "/api/v1/connections", nil, http.StatusOK, nil); strings.Contains(out, lakeSecret) {
+		t.Fatalf("connection list holds the secret: %s", out)
+	}
 	e.want("DELETE", "/api/v1/connections/pg", nil, http.StatusNoContent, nil)
 	e.want("DELETE", "/api/v1/connections/lake", nil, http.StatusNoContent, nil)
 	e.want("GET", "/api/v1/connections/lake", nil, http.StatusNotFound, nil)

@@ -29,6 +29,3 @@ func (s *Server) decodeBody(w http.ResponseWriter, r *http.Request, v any) error
 	}
 	return nil
 }
-
-// redactedValue replaces a secret value in any text the API sends.
-const redactedValue = "REDACTED"

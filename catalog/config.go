@@ -128,7 +128,10 @@ type redacted struct {
 	Secrets map[string]string `json:"secrets,omitempty"`
 }
 
+// redacted is c with its secrets by key only; a credential still written
+// in props counts as a secret (MoveCredentials).
 func (c Config) redacted() redacted {
+	c, _ = c.MoveCredentials()
 	r := redacted{Name: c.Name, Type: c.Type, Props: maps.Clone(c.Props)}
 	if len(c.Secrets) > 0 {
 		r.Secrets = make(map[string]string, len(c.Secrets))

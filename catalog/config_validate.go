@@ -48,6 +48,7 @@ func (c Config) Validate() error {
 		v.add("", "type", fmt.Sprintf("unknown catalog type %q (want rest, s3tables, glue, sql or hadoop)", c.Type))
 	}
 	v.common()
+	v.checkCredentials()
 	v.aws("")
 	v.aws(PropDataPrefix)
 	return errors.Join(v.errs...)
@@ -133,9 +134,15 @@ func (v *validator) glue() {
 }
 
 func (v *validator) sql() {
-	v.require(PropURI)
 	if d := v.c.prop(PropDialect); d != "" && sqlDialect(d) == "" {
 		v.add("props", PropDialect, fmt.Sprintf("unsupported dialect %q (want sqlite or postgres)", d))
+		return
+	}
+	if !v.checkSQLDriver() {
+		return // the options are judged for a driver floe runs
+	}
+	if v.require(PropURI) {
+		v.checkSQLOptions()
 	}
 }
 

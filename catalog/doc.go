@@ -15,21 +15,26 @@
 // # Props
 //
 // Common: uri, warehouse, timeout (per call, Go duration, default 30s),
-// region. Passed through to the table FileIO: every "s3.*" prop.
+// region. Passed through to the table FileIO: every "s3.*" prop, and the
+// "s3.*" secrets (s3.access-key-id, s3.secret-access-key,
+// s3.session-token) over them.
 //
 //	rest      uri (required), warehouse, prefix, scope, oauth2-server-uri,
 //	          sigv4 ("true"), signing-name, signing-region;
-//	          secrets: credential ("id:secret", OAuth2 client credentials), token
+//	          secrets: credential ("id:secret", OAuth2 client credentials), token,
+//	          password (HTTP Basic with the uri's user)
 //	s3tables  arn (arn:aws:s3tables:<region>:<account>:bucket/<name>, required;
 //	          region and account come from it), mode (auto|rest|native,
 //	          default auto: REST when its /v1/config answers, else native)
 //	glue      region (required), catalog-id (account id), mode (native|rest,
 //	          default native), warehouse (REST; defaults to catalog-id)
-//	sql       uri (DSN: a sqlite file path or a postgres:// URL, required),
-//	          dialect (sqlite|postgres, guessed from uri), driver (database/sql
-//	          driver name, default "sqlite" / "pgx"), catalog-name (the
+//	sql       uri (DSN: a sqlite file path, a postgres:// URL or, with
+//	          dialect postgres, a key=value string; required), dialect
+//	          (sqlite|postgres, guessed from uri), driver ("sqlite" for
+//	          sqlite, "pgx" for postgres: the only two, see sqloptions.go for
+//	          the options each may not carry), catalog-name (the
 //	          catalog_name column, default the connection name), warehouse;
-//	          secrets: password (put into a postgres URL)
+//	          secrets: password (put into the postgres DSN)
 //	hadoop    warehouse (file path, file:// or s3:// URL, required)
 //
 // # AWS credentials and endpoints
@@ -100,6 +105,15 @@
 // the catalog's config answer says; no redirect to another origin is
 // followed; a peer that cannot be reached gives [ErrUnreachable] with the
 // same text whatever the cause.
+//
+// # Credentials
+//
+// A credential written in props (a key, token or password by name, an
+// authorization header, a password inside a URL or connection string) is
+// refused by [Config.Validate] naming the secrets key it belongs under;
+// [Config.MoveCredentials] moves it there for records stored before that
+// rule. [Config.ValidateWrite] also refuses secrets shorter than
+// [MinSecretLen].
 //
 // Secrets never appear in errors, logs, [Config.String], [Config.LogValue]
 // or the JSON of a Config. Errors can still repeat what a peer answered;

@@ -30,10 +30,16 @@ func (c Config) usesAWSCreds() bool {
 	return c.secret(SecretAccessKeyID) != "" || c.prop(PropRoleARN) != "" || c.hasDataCreds()
 }
 
-// fileIOProps returns the FileIO props for tables of this connection.
+// fileIOProps returns the FileIO props for tables of this connection: the
+// s3.* props, and the s3.* secrets (FileIO credentials) over them.
 func (c Config) fileIOProps(region string) iceberg.Properties {
 	props := iceberg.Properties{}
 	for k, v := range c.Props {
+		if strings.HasPrefix(k, "s3.") {
+			props[k] = v
+		}
+	}
+	for k, v := range c.Secrets { // s3.access-key-id, s3.secret-access-key, s3.session-token
 		if strings.HasPrefix(k, "s3.") {
 			props[k] = v
 		}

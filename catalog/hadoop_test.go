@@ -68,7 +68,7 @@ func TestHadoopCatalog_LocalWarehouse(t *testing.T) {
 func TestSQLCatalog_OpenErrors(t *testing.T) {
 	_, err := catalog.Open(t.Context(), catalog.Config{Name: "pg", Type: catalog.TypeSQL,
 		Props: map[string]string{"uri": "postgres://floe@127.0.0.1:1/cat", "driver": "no-such-driver"}, Secrets: map[string]string{"password": "pw-secret"}}, discard())
-	if !errors.Is(err, catalog.ErrInvalidConfig) || !strings.Contains(err.Error(), `connections.pg.props.driver: database/sql driver "no-such-driver"`) ||
+	if !errors.Is(err, catalog.ErrInvalidConfig) || !strings.Contains(err.Error(), `connections.pg.props.driver: unsupported driver "no-such-driver"`) ||
 		strings.Contains(err.Error(), "pw-secret") {
 		t.Fatalf("Open(driver not built in) = %v, want a props.driver error without the password", err)
 	}

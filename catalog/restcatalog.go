@@ -46,7 +46,7 @@ func newREST(ctx context.Context, cfg Config, p restParams) (*rest.Catalog, erro
 	defer cancel()
 	cat, err := rest.NewCatalog(ctx, cfg.Name, p.uri, opts...)
 	if err != nil {
-		return nil, wrapErr("connect to REST catalog", p.uri, hint(p.access, awsaccess.OpConnect, err), err)
+		return nil, wrapErr("connect to REST catalog", withoutPassword(p.uri), hint(p.access, awsaccess.OpConnect, err), err)
 	}
 	return cat, nil
 }
@@ -74,9 +74,32 @@ func (c Config) restAuthOptions() []rest.Option {
 	return opts
 }
 
+// restURI is the uri prop with secrets.password as the password of its
+// user (HTTP Basic), when both are given.
+func (c Config) restURI() string {
+	raw, pw := c.prop(PropURI), c.secret(SecretPassword)
+	u, err := url.Parse(raw)
+	if pw == "" || err != nil || u.User == nil {
+		return raw
+	}
+	u.User = url.UserPassword(u.User.Username(), pw)
+	return u.String()
+}
+
+// withoutPassword is a URL without the password of its userinfo (for
+// errors and logs).
+func withoutPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	u.User = url.User(u.User.Username())
+	return u.String()
+}
+
 // openREST opens a generic Iceberg REST catalog, optionally SigV4-signed.
 func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, error) {
-	p := restParams{uri: cfg.prop(PropURI), warehouse: cfg.prop(PropWarehouse), fileRegion: cfg.prop(PropRegion), access: cfg.access()}
+	p := restParams{uri: cfg.restURI(), warehouse: cfg.prop(PropWarehouse), fileRegion: cfg.prop(PropRegion), access: cfg.access()}
 	if sig, _ := strconv.ParseBool(cfg.prop(PropSigV4)); sig {
 		p.sigService = cfg.prop(PropSigningName)
 		if p.sigService == "" {
@@ -96,7 +119,7 @@ func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 	if err != nil {
 		return nil, err
 	}
-	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: p.uri, timeout: cfg.timeout(), access: p.access}
+	ic := &icebergCatalog{cfg: cfg, cat: cat, logger: logger, resource: withoutPassword(p.uri), timeout: cfg.timeout(), access: p.access}
 	if ic.fileAWS, err = cfg.fileIOAWS(ctx, p.fileRegion); err != nil {
 		return nil, err
 	}
@@ -108,6 +131,6 @@ func openREST(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 			return nil, err
 		}
 	}
-	logger.Debug("opened REST catalog", slog.String("uri", p.uri))
+	logger.Debug("opened REST catalog", slog.String("uri", withoutPassword(p.uri)))
 	return ic, nil
 }

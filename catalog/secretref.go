@@ -132,24 +132,42 @@ func unwrapPathErr(err error) error {
 	return err
 }
 
-// SecretValues returns every secret value of the connection: its secrets
-// and any password written into a URL prop (a redactor hides them all).
-// Secret references are not values: they are left out.
+// SecretValues returns every secret value of the connection: its secrets,
+// any credential still written in props (see [Config.MoveCredentials]),
+// and each password paired with the user of the URL it belongs to
+// ("user:password", the form HTTP Basic encodes), so that a redactor
+// hides them all. Secret references are not values: they are left out.
 func (c Config) SecretValues() []string {
+	moved, _ := c.MoveCredentials()
 	var out []string
-	for _, v := range c.Secrets {
-		if !IsSecretRef(v) {
-			out = append(out, v)
+	for _, k := range slices.Sorted(maps.Keys(moved.Secrets)) {
+		v := moved.Secrets[k]
+		if v == "" || IsSecretRef(v) {
+			continue
 		}
-	}
-	for _, k := range slices.Sorted(maps.Keys(c.Props)) {
-		if u, err := url.Parse(c.Props[k]); err == nil && u.User != nil {
-			if pw, ok := u.User.Password(); ok && pw != "" {
-				out = append(out, pw)
-			}
+		out = append(out, v)
+		if user := moved.passwordUser(k); user != "" {
+			out = append(out, user+":"+v)
 		}
 	}
 	return out
+}
+
+// passwordUser returns the user of the URL whose password the secret key
+// holds ("password": the uri; "<prop>.password": that prop), or "".
+func (c Config) passwordUser(key string) string {
+	prop, ok := strings.CutSuffix(key, "."+SecretPassword)
+	switch {
+	case key == SecretPassword:
+		prop = PropURI
+	case !ok:
+		return ""
+	}
+	u, err := url.Parse(c.Props[prop])
+	if err != nil || u.User == nil {
+		return ""
+	}
+	return u.User.Username()
 }
 
 // unresolvedRef returns the field of the first secret that is still a

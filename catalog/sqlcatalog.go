@@ -3,13 +3,14 @@ package catalog
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/url"
-	"slices"
 	"strings"
 
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx" (Postgres)
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite" (pure Go)
 )
@@ -63,18 +64,58 @@ func (c Config) sqlSettings() (dialect sqlcat.SupportedDialect, driver, dsn stri
 		}
 		dsn += sep + "_pragma=busy_timeout(10000)"
 	}
+	if dialect == sqlcat.Postgres {
+		dsn = noLocalPassword(dsn, isPG, c.secret(SecretPassword) == "")
+	}
 	if pw := c.secret(SecretPassword); pw != "" {
-		if !isPG {
-			return "", "", "", &FieldError{Field: c.field("secrets", SecretPassword), Msg: "a password needs a postgres:// uri"}
+		switch {
+		case dialect != sqlcat.Postgres:
+			return "", "", "", &FieldError{Field: c.field("secrets", SecretPassword), Msg: "a password needs a postgres connection"}
+		case !isPG:
+			// key=value form: a later key wins, so the secret is appended.
+			dsn += " password='" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(pw) + "'"
+		default:
+			u, perr := url.Parse(dsn)
+			if perr != nil {
+				return "", "", "", &FieldError{Field: c.field("props", PropURI), Msg: "invalid postgres URL: " + urlErrText(perr)}
+			}
+			u.User = url.UserPassword(u.User.Username(), pw)
+			dsn = u.String()
 		}
-		u, perr := url.Parse(dsn)
-		if perr != nil {
-			return "", "", "", &FieldError{Field: c.field("props", PropURI), Msg: "invalid postgres URL"}
-		}
-		u.User = url.UserPassword(u.User.Username(), pw)
-		dsn = u.String()
 	}
 	return dialect, driver, dsn, nil
+}
+
+// noLocalPassword adds an empty passfile option to a Postgres DSN (and,
+// when the connection has no password, an empty password), so that the
+// driver never sends a host a connection chose a password from floe's own
+// ~/.pgpass, the file PGPASSFILE names or PGPASSWORD: the password is
+// secrets.password or none.
+func noLocalPassword(dsn string, isURL, noSecret bool) string {
+	opts := []string{"passfile"}
+	if noSecret {
+		opts = append(opts, "password")
+	}
+	for _, o := range opts {
+		switch {
+		case !isURL:
+			dsn += " " + o + "=''"
+		case strings.Contains(dsn, "?"):
+			dsn += "&" + o + "="
+		default:
+			dsn += "?" + o + "="
+		}
+	}
+	return dsn
+}
+
+// urlErrText is a url.Parse error without the URL it quotes (which may
+// hold a password).
+func urlErrText(err error) string {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
+		return ue.Err.Error()
+	}
+	return err.Error()
 }
 
 // redactDSN hides any password in a DSN.
@@ -93,11 +134,6 @@ func openSQL(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, err
 		return nil, err
 	}
 	resource := redactDSN(cfg.prop(PropURI))
-	if !slices.Contains(sql.Drivers(), driver) {
-		return nil, &FieldError{Field: cfg.field("props", PropDriver), Msg: fmt.Sprintf(
-			"database/sql driver %q is not built into floe (available: %s); set props.driver to one of them",
-			driver, strings.Join(sql.Drivers(), ", "))}
-	}
 	if driver == "sqlite" {
 		if err := existingFile(sqlitePath(cfg.prop(PropURI)), false); err != nil {
 			return nil, &Error{Op: "open sqlite catalog", Resource: resource, Kind: ErrBadCatalog, Err: err}
@@ -105,12 +141,15 @@ func openSQL(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, err
 	}
 	db, err := sql.Open(driver, dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open sql catalog %s (driver %q): %w", resource, driver, err)
+		return nil, &FieldError{Field: cfg.field("props", PropURI), Msg: fmt.Sprintf("driver %s refused it", driver)}
 	}
 	pingCtx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
 	if err := db.PingContext(pingCtx); err != nil {
 		_ = db.Close()
+		if _, bad := errors.AsType[*pgconn.ParseConfigError](err); bad {
+			return nil, &FieldError{Field: cfg.field("props", PropURI), Msg: "invalid postgres connection string (check host, port and options)"}
+		}
 		return nil, wrapErr("connect to sql catalog", resource, "", err)
 	}
 	props := cfg.fileIOProps(cfg.prop(PropRegion))

@@ -181,15 +181,58 @@ func (b *Bolt) ListConnections(_ context.Context) ([]Connection, error) {
 	return out, err
 }
 
-// DeleteConnection removes the named connection.
+// DeleteConnection removes the named connection if no table names it
+// (one transaction: C13).
 func (b *Bolt) DeleteConnection(_ context.Context, name string) error {
-	return b.update("delete connection "+quote(name), func(tx *bolt.Tx) error {
+	var users []string
+	err := b.update("delete connection "+quote(name), func(tx *bolt.Tx) error {
 		bkt := tx.Bucket(bktConnections)
 		if bkt.Get([]byte(name)) == nil {
 			return ErrNotFound
 		}
+		err := tx.Bucket(bktTables).ForEach(func(k, v []byte) error {
+			var r tableRecord
+			if err := decode("table "+quote(string(k)), v, &r); err != nil {
+				return err
+			}
+			if r.Connection == name {
+				users = append(users, r.Name)
+			}
+			return nil
+		})
+		if err != nil || len(users) > 0 {
+			return err
+		}
 		return bkt.Delete([]byte(name))
 	})
+	if err == nil && len(users) > 0 {
+		return inUseErr(name, users)
+	}
+	return err
+}
+
+// CreateBoundTable adds a table on a stored connection, checked in the
+// same transaction (C13).
+func (b *Bolt) CreateBoundTable(_ context.Context, t Table) error {
+	if err := checkName("table", t.Name); err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	var missing bool
+	err := b.tableUpdate("create table "+quote(t.Name), t.Name, func(tx *bolt.Tx) error {
+		if tx.Bucket(bktConnections).Get([]byte(t.Connection)) == nil {
+			missing = true
+			return ErrNoConnection
+		}
+		bkt := tx.Bucket(bktTables)
+		if bkt.Get([]byte(t.Name)) != nil {
+			return ErrConflict
+		}
+		return putJSON(bkt, t.Name, "table", tableRecord{versioned{FormatCurrent}, t})
+	})
+	if missing {
+		return noConnectionErr(t)
+	}
+	return err
 }
 
 // CreateTable adds a table; ErrConflict if it exists.

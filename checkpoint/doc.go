@@ -66,6 +66,14 @@
 //     without knowing. SnapshotTables reflects every write up to the
 //     revision it returns. Together, a reader that applies a snapshot and
 //     then the changes after it holds every table as stored (I8).
+//   - C13 A table never outlives its connection. DeleteConnection deletes
+//     only while no table names the connection (ErrInUse, naming them) and
+//     CreateBoundTable creates only while the connection is stored
+//     (ErrNoConnection), each checking in the step that writes (Memory: its
+//     lock; Bolt: one transaction; Redis: one script that reads the table
+//     records, so deleting a connection costs one pass over the tables). Of
+//     a delete and a create racing on one connection exactly one succeeds.
+//     CreateTable and PutTable do not check: they are for tests and tools.
 //
 // Fields the store owns: CommitCheckpoint sets Checkpoint.LeaseToken to the
 // lease's token and fills a zero CommittedAt with the current time; every

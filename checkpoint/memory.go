@@ -112,7 +112,36 @@ func (m *Memory) DeleteConnection(_ context.Context, name string) error {
 	if _, ok := m.conns[name]; !ok {
 		return fmt.Errorf("delete connection %q: %w", name, ErrNotFound)
 	}
+	var users []string
+	for _, t := range m.tables {
+		if t.Connection == name {
+			users = append(users, t.Name)
+		}
+	}
+	if len(users) > 0 {
+		return inUseErr(name, users)
+	}
 	delete(m.conns, name)
+	return nil
+}
+
+// CreateBoundTable adds a table on a stored connection (C13).
+func (m *Memory) CreateBoundTable(_ context.Context, t Table) error {
+	if err := checkName("table", t.Name); err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	unlock, err := m.lock("create table")
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, ok := m.conns[t.Connection]; !ok {
+		return noConnectionErr(t)
+	}
+	if _, ok := m.tables[t.Name]; ok {
+		return fmt.Errorf("create table %q: %w", t.Name, ErrConflict)
+	}
+	m.writeTableLocked(t)
 	return nil
 }
 

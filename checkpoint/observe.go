@@ -29,9 +29,9 @@ type redisHook struct {
 func newRedisHook(obs Observer, s redisScripts, ts redisTableScripts) redisHook {
 	named := map[string]*redis.Script{
 		"acquire": s.acquire, "renew": s.renew, "release": s.release, "commit": s.commit, "create": s.create,
-		"delete": s.delete, "putRun": s.putRun, "listRuns": s.listRuns, "commitDelta": s.commitDelta,
+		"putRun": s.putRun, "listRuns": s.listRuns, "commitDelta": s.commitDelta,
 		"ledger": s.ledger, "heartbeat": s.heartbeat, "confirm": s.confirm, "complete": s.complete,
-		"tableWrite": ts.write, "tableDelete": ts.delete,
+		"tableWrite": ts.write, "tableDelete": ts.delete, "connDelete": ts.connDelete,
 	}
 	h := redisHook{obs: obs, scripts: map[string]string{}}
 	for name, sc := range named {

@@ -238,19 +238,6 @@ func (r *Redis) listRecords(ctx context.Context, index string, key func(string) 
 	return nil
 }
 
-// DeleteConnection removes the named connection.
-func (r *Redis) DeleteConnection(ctx context.Context, name string) error {
-	op := "delete connection " + quote(name)
-	n, err := r.scripts.delete.Run(ctx, r.client, []string{r.keys.conn(name), r.keys.conns()}, name).Int()
-	if err != nil {
-		return redisErr(op, err)
-	}
-	if n == 0 {
-		return fmt.Errorf("%s: %w", op, ErrNotFound)
-	}
-	return nil
-}
-
 // CreateTable adds a table; ErrConflict if it exists.
 func (r *Redis) CreateTable(ctx context.Context, t Table) error {
 	if err := checkName("table", t.Name); err != nil {

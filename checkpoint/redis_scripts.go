@@ -71,15 +71,6 @@ redis.call('SADD', KEYS[2], ARGV[2])
 return 1
 `
 
-// deleteLua: KEYS[1] main record, KEYS[2] index set, KEYS[3..] dependent
-// keys; ARGV name. Returns 1 if the main record existed.
-const deleteLua = `
-local existed = redis.call('DEL', KEYS[1])
-redis.call('SREM', KEYS[2], ARGV[1])
-for i = 3, #KEYS do redis.call('DEL', KEYS[i]) end
-return existed
-`
-
 // putRunLua: KEYS runs hash, order zset; ARGV id, score, JSON, limit.
 const putRunLua = `
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
@@ -102,8 +93,8 @@ return redis.call('HMGET', KEYS[1], unpack(ids))
 
 // redisScripts holds the loaded scripts of one Redis store.
 type redisScripts struct {
-	acquire, renew, release, commit, create, delete, putRun, listRuns *redis.Script
-	commitDelta, ledger, heartbeat, confirm, complete                 *redis.Script
+	acquire, renew, release, commit, create, putRun, listRuns *redis.Script
+	commitDelta, ledger, heartbeat, confirm, complete         *redis.Script
 }
 
 func newRedisScripts() redisScripts {
@@ -113,7 +104,6 @@ func newRedisScripts() redisScripts {
 		release:  redis.NewScript(releaseLua),
 		commit:   redis.NewScript(commitLua),
 		create:   redis.NewScript(createLua),
-		delete:   redis.NewScript(deleteLua),
 		putRun:   redis.NewScript(putRunLua),
 		listRuns: redis.NewScript(listRunsLua),
 

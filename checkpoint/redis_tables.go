@@ -34,12 +34,14 @@ end
 `
 
 // tableWriteLua: KEYS table, table index, revision counter, change
-// stream; ARGV mode (create|put|cas), record JSON without "revision",
-// name, expected revision (cas), stream length. Returns {"ok", rev} |
-// {"exists"} | {"missing"} | {"stale", stored rev}.
+// stream, and (bound) the connection's key; ARGV mode
+// (create|bound|put|cas), record JSON without "revision", name, expected
+// revision (cas), stream length. Returns {"ok", rev} | {"exists"} |
+// {"missing"} | {"stale", stored rev} | {"noconn"}.
 const tableWriteLua = `
 local cur = redis.call('GET', KEYS[1])
-if ARGV[1] == 'create' and cur then return {'exists'} end
+if ARGV[1] == 'bound' and redis.call('EXISTS', KEYS[5]) == 0 then return {'noconn'} end
+if (ARGV[1] == 'create' or ARGV[1] == 'bound') and cur then return {'exists'} end
 if ARGV[1] == 'cas' then
   if not cur then return {'missing'} end
   local have = string.match(cur, '^{"revision":(%d+),') or '0'
@@ -71,20 +73,41 @@ if existed then return 1 end
 return 0
 `
 
+// connDeleteLua: KEYS connection, connection index, table index; ARGV
+// connection name, the table key prefix. Deletes the connection unless a
+// table names it (C13): returns {"ok"} | {"missing"} | {"inuse", table...}.
+const connDeleteLua = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return {'missing'} end
+local users = {'inuse'}
+for _, name in ipairs(redis.call('SMEMBERS', KEYS[3])) do
+  local raw = redis.call('GET', ARGV[2] .. name)
+  if raw then
+    local ok, rec = pcall(cjson.decode, raw)
+    if ok and type(rec) == 'table' and rec['connection'] == ARGV[1] then table.insert(users, name) end
+  end
+end
+if #users > 1 then return users end
+redis.call('DEL', KEYS[1])
+redis.call('SREM', KEYS[2], ARGV[1])
+return {'ok'}
+`
+
 // Write modes of tableWriteLua.
 const (
 	tableCreate = "create"
+	tableBound  = "bound"
 	tablePut    = "put"
 	tableCAS    = "cas"
 )
 
 // redisTableScripts holds the table-record scripts of one Redis store.
 type redisTableScripts struct {
-	write, delete *redis.Script
+	write, delete, connDelete *redis.Script
 }
 
 func newRedisTableScripts() redisTableScripts {
-	return redisTableScripts{write: redis.NewScript(tableWriteLua), delete: redis.NewScript(tableDeleteLua)}
+	return redisTableScripts{write: redis.NewScript(tableWriteLua), delete: redis.NewScript(tableDeleteLua),
+		connDelete: redis.NewScript(connDeleteLua)}
 }
 
 // writeTable runs tableWriteLua and returns the record as stored.
@@ -97,6 +120,9 @@ func (r *Redis) writeTable(ctx context.Context, verb, mode string, t Table) (Tab
 		return Table{}, err
 	}
 	keys := []string{r.keys.table(t.Name), r.keys.tables(), r.keys.tableRev(), r.keys.tableChanges()}
+	if mode == tableBound {
+		keys = append(keys, r.keys.conn(t.Connection))
+	}
 	res, err := r.tableScripts.write.Run(ctx, r.client, keys,
 		mode, raw, t.Name, expected, redisChangeStreamLen).StringSlice()
 	if err != nil {
@@ -116,6 +142,8 @@ func (r *Redis) writeTable(ctx context.Context, verb, mode string, t Table) (Tab
 	case "stale":
 		stored, _ := strconv.ParseInt(res[1], 10, 64)
 		return Table{}, fmt.Errorf("%s: %w", op, staleErr(stored, expected))
+	case "noconn":
+		return Table{}, noConnectionErr(t)
 	}
 	return Table{}, fmt.Errorf("%s: unexpected script reply %q", op, res)
 }
@@ -226,4 +254,34 @@ func decodeTableChange(msg redis.XMessage) (TableChange, error) {
 	}
 	c.Table = &rec.Table
 	return c, nil
+}
+
+// CreateBoundTable adds a table on a stored connection: the script checks
+// the connection's key in the same step (C13).
+func (r *Redis) CreateBoundTable(ctx context.Context, t Table) error {
+	if err := checkName("table", t.Name); err != nil {
+		return fmt.Errorf("create table: %w", err)
+	}
+	_, err := r.writeTable(ctx, "create table", tableBound, t)
+	return err
+}
+
+// DeleteConnection removes the named connection unless a table names it
+// (one script: C13).
+func (r *Redis) DeleteConnection(ctx context.Context, name string) error {
+	op := "delete connection " + quote(name)
+	keys := []string{r.keys.conn(name), r.keys.conns(), r.keys.tables()}
+	res, err := r.tableScripts.connDelete.Run(ctx, r.client, keys, name, r.keys.table("")).StringSlice()
+	if err != nil {
+		return redisErr(op, err)
+	}
+	switch res[0] {
+	case "ok":
+		return nil
+	case "missing":
+		return fmt.Errorf("%s: %w", op, ErrNotFound)
+	case "inuse":
+		return inUseErr(name, res[1:])
+	}
+	return fmt.Errorf("%s: unexpected script reply %q", op, res)
 }

@@ -3,6 +3,9 @@ package checkpoint
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -22,6 +25,11 @@ var (
 	ErrInvalid = errors.New("invalid argument")
 	// ErrClosed: the store was closed.
 	ErrClosed = errors.New("store closed")
+	// ErrInUse: a connection that a table names cannot be deleted (C13).
+	ErrInUse = errors.New("in use")
+	// ErrNoConnection: a table was created on a connection that is not
+	// stored, or no longer is (C13).
+	ErrNoConnection = errors.New("connection not stored")
 )
 
 // Store is everything floe persists. Implementations: Redis (several
@@ -34,11 +42,19 @@ type Store interface {
 	PutConnection(ctx context.Context, c Connection) error
 	GetConnection(ctx context.Context, name string) (Connection, error)
 	ListConnections(ctx context.Context) ([]Connection, error)
+	// DeleteConnection removes a connection no table names; while one
+	// does it fails with ErrInUse naming the tables. The check and the
+	// delete are one atomic step (C13).
 	DeleteConnection(ctx context.Context, name string) error
 
 	// External tables and their sync task config.
 	CreateTable(ctx context.Context, t Table) error // ErrConflict if it exists
-	PutTable(ctx context.Context, t Table) error    // create or replace
+	// CreateBoundTable is CreateTable that also requires t.Connection to be
+	// stored, checked in the same atomic step (ErrNoConnection otherwise):
+	// with DeleteConnection's check, a table never outlives its connection
+	// however the two race (C13).
+	CreateBoundTable(ctx context.Context, t Table) error
+	PutTable(ctx context.Context, t Table) error // create or replace
 	GetTable(ctx context.Context, name string) (Table, error)
 	ListTables(ctx context.Context) ([]Table, error)
 	DeleteTable(ctx context.Context, name string) error // also drops checkpoint, runs, lease
@@ -310,4 +326,15 @@ type Lease struct {
 	Owner     string    `json:"owner"`
 	Token     int64     `json:"token"`
 	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+// inUseErr is DeleteConnection's refusal, naming the tables (sorted).
+func inUseErr(conn string, tables []string) error {
+	slices.Sort(tables)
+	return fmt.Errorf("delete connection %q: %w by table(s) %s; delete them first", conn, ErrInUse, strings.Join(tables, ", "))
+}
+
+// noConnectionErr is CreateBoundTable's refusal.
+func noConnectionErr(t Table) error {
+	return fmt.Errorf("create table %q: connection %q: %w (deleted or never stored)", t.Name, t.Connection, ErrNoConnection)
 }

@@ -47,14 +47,16 @@ func (w *Watcher) ensureKnown(ctx context.Context, name string) error {
 }
 
 // AddTable registers a new external table and schedules its first run at
-// once.
+// once. The table's connection must be stored (checkpoint.ErrNoConnection
+// otherwise), checked in the same store step that creates the table, so
+// a connection deleted meanwhile never leaves an orphan table.
 func (w *Watcher) AddTable(ctx context.Context, t checkpoint.Table) error {
 	if err := ValidateTaskConfig(t.TaskConfig); err != nil {
 		return fmt.Errorf("table %s: %w", t.Name, err)
 	}
 	now := w.clock.Now().UTC()
 	t.CreatedAt, t.UpdatedAt = now, now
-	if err := w.deps.Store.CreateTable(ctx, t); err != nil {
+	if err := w.deps.Store.CreateBoundTable(ctx, t); err != nil {
 		return fmt.Errorf("create table %s: %w", t.Name, err)
 	}
 	// The table exists now; learning it here is a head start on its

@@ -339,6 +339,10 @@ func runModel(t *testing.T, shared checkpoint.Store, open func(replica string) (
 	t.Logf("model seed %d (replay: FLOE_MODEL_SEED=%d go test -run '^%s$' ./watcher/)", seed, seed, t.Name())
 	m := &modelRun{t: t, seed: seed, rng: rand.New(rand.NewPCG(uint64(seed), 15)), clock: newFakeClock(),
 		obs: newObserver(), shared: shared, open: open}
+	// The tables' connection (AddTable needs it stored: checkpoint C13).
+	if err := shared.PutConnection(context.Background(), checkpoint.Connection{Name: "c", Type: "rest"}); err != nil {
+		t.Fatal(err)
+	}
 	for i := range replicas {
 		r := &modelReplica{name: fmt.Sprintf("r%d", i)}
 		m.replicas = append(m.replicas, r)

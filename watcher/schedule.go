@@ -3,6 +3,7 @@ package watcher
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -37,11 +38,7 @@ func ParseSchedule(s string) (Schedule, error) {
 	case 5:
 		return parse(cron.Minute|cron.Hour|cron.Dom|cron.Month|cron.Dow, strings.Join(fields, " "), s)
 	case 6, 7:
-		q, err := fromQuartz(fields)
-		if err != nil {
-			return nil, fmt.Errorf("%w %q: %w", ErrBadSchedule, s, err)
-		}
-		return parse(cron.Second|cron.Minute|cron.Hour|cron.Dom|cron.Month|cron.Dow, q, s)
+		return parseQuartz(fields, s)
 	}
 	return nil, fmt.Errorf("%w %q: want 5 fields (cron) or 6-7 fields (Quartz), got %d", ErrBadSchedule, s, len(fields))
 }
@@ -52,6 +49,40 @@ func parse(opts cron.ParseOption, spec, orig string) (Schedule, error) {
 		return nil, fmt.Errorf("%w %q: %w", ErrBadSchedule, orig, err)
 	}
 	return sched, nil
+}
+
+// quartzOnly matches the Quartz day tokens cron has no form for: L (last),
+// W (nearest weekday) and # (nth weekday of the month).
+var quartzOnly = regexp.MustCompile(`(?i)^(L|LW|\d*L|L-\d+|\d+W|\d+#\d+)$`)
+
+// parseQuartz parses Quartz fields. Its errors quote the fields as given,
+// never the cron form they were turned into (which numbers days of the
+// week differently).
+func parseQuartz(fields []string, orig string) (Schedule, error) {
+	for i, name := range map[int]string{3: "day of month", 5: "day of week"} {
+		for _, part := range strings.Split(fields[i], ",") {
+			if quartzOnly.MatchString(part) {
+				return nil, fmt.Errorf("%w %q: %s %q: Quartz's L, W and # forms are not supported", ErrBadSchedule, orig, name, fields[i])
+			}
+		}
+	}
+	q, err := fromQuartz(fields)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %w", ErrBadSchedule, orig, err)
+	}
+	const opts = cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow
+	sched, err := parse(opts, q, orig)
+	if err == nil {
+		return sched, nil
+	}
+	// The day of week is the one field rewritten: when the rest parses
+	// without it, it is the culprit, named as written.
+	rest := strings.Fields(q)
+	rest[5] = "*"
+	if _, restErr := cron.NewParser(opts).Parse(strings.Join(rest, " ")); restErr == nil {
+		return nil, fmt.Errorf("%w %q: day of week %q is not valid (want 1-7 or SUN-SAT, with ranges, lists and steps)", ErrBadSchedule, orig, fields[5])
+	}
+	return nil, err
 }
 
 // fromQuartz turns Quartz fields (sec min hour dom month dow [year]) into

@@ -74,6 +74,10 @@ func newControlHarness(t *testing.T) *controlHarness {
 	t.Helper()
 	mem := checkpoint.NewMemory()
 	t.Cleanup(func() { _ = mem.Close() })
+	// The tables' connection (AddTable needs it stored: checkpoint C13).
+	if err := mem.PutConnection(t.Context(), checkpoint.Connection{Name: "c", Type: "rest"}); err != nil {
+		t.Fatal(err)
+	}
 	h := &controlHarness{store: &replayStore{Store: mem}, clock: newFakeClock(),
 		loader: &recordingLoader{started: map[string]int{}}}
 	h.w = watcher.New(watcher.Deps{Store: h.store, Loader: h.loader, Clock: h.clock},
@@ -120,7 +124,7 @@ func TestWatcher_Refresh_StaleSnapshotUndoesNothing(t *testing.T) {
 	if _, err := h.w.Pause(ctx, "orders"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.w.AddTable(ctx, checkpoint.Table{Name: "fresh", TaskConfig: map[string]string{watcher.KeySchedule: "0 0 3 * * ?"}}); err != nil {
+	if err := h.w.AddTable(ctx, checkpoint.Table{Name: "fresh", Connection: "c", TaskConfig: map[string]string{watcher.KeySchedule: "0 0 3 * * ?"}}); err != nil {
 		t.Fatal(err)
 	}
 	h.store.replay(old)
@@ -152,7 +156,7 @@ func TestWatcher_FirstRunOnEveryPath(t *testing.T) {
 			h.create(t, table, sched)
 		}},
 		{"create", func(t *testing.T, h *controlHarness, table string) {
-			must(t, h.w.AddTable(context.Background(), checkpoint.Table{Name: table, TaskConfig: sched}))
+			must(t, h.w.AddTable(context.Background(), checkpoint.Table{Name: table, Connection: "c", TaskConfig: sched}))
 		}},
 		{"resume", func(t *testing.T, h *controlHarness, table string) {
 			h.create(t, table, watcher.Pause(sched))

@@ -47,6 +47,33 @@ func TestParseSchedule_Errors(t *testing.T) {
 	}
 }
 
+// A Quartz error names the fields as written, never the cron form floe
+// turned them into (Quartz numbers days of the week from 1).
+func TestParseSchedule_QuartzErrorsQuoteTheInput(t *testing.T) {
+	for spec, want := range map[string]string{
+		"0 0 0 ? * 6#3":    `day of week "6#3"`,
+		"0 0 0 L * ?":      `day of month "L"`,
+		"0 0 0 15W * ?":    `day of month "15W"`,
+		"0 0 0 ? * 2,6L":   `day of week "2,6L"`,
+		"0 0 0 ? * 6-x":    `day of week "6-x"`,
+		"0 0 0 ? * 3/x":    `day of week "3/x"`,
+		"0 0 0 ? * MON-9":  `day of week 9 out of range`,
+		"0 0 0 ? * 9":      `day of week 9 out of range`,
+		"0 0 0 ? * MON#2":  `day of week "MON#2"`,
+		"0 0 0 ? * 6#3 *":  `day of week "6#3"`,
+		"0 0 25 ? * 2":     `0 0 25 ? * 2`,
+		"0 0 0 ? * 2,6-#3": `day of week "2,6-#3"`,
+	} {
+		_, err := watcher.ParseSchedule(spec)
+		if !errors.Is(err, watcher.ErrBadSchedule) || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseSchedule(%q) = %v, want an error naming %s", spec, err, want)
+		}
+		if err != nil && strings.Contains(spec, "6#3") && strings.Contains(err.Error(), "5#") {
+			t.Errorf("ParseSchedule(%q) = %v: quotes the rewritten field", spec, err)
+		}
+	}
+}
+
 func TestPauseResume(t *testing.T) {
 	tc := map[string]string{"schedule": "0 */5 * * * ?", "enabled": "true"}
 	p := watcher.Pause(tc)

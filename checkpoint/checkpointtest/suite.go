@@ -27,6 +27,8 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		fn   func(*testing.T, checkpoint.Store)
 	}{
 		{"Connections", testConnections},
+		{"ConnectionReferences", testConnectionReferences},
+		{"ConnectionDeleteRace", testConnectionDeleteRace},
 		{"Tables", testTables},
 		{"DeleteTable", testDeleteTable},
 		{"Checkpoint", testCheckpoint},

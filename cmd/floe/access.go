@@ -37,14 +37,27 @@ func configSecrets(cfg config.Config) []string {
 }
 
 // learnStoredSecrets tells the redactor the secrets of every stored
-// connection, so that even an error about one not yet opened is clean.
-func learnStoredSecrets(ctx context.Context, store checkpoint.Store, red *redact.Redactor) error {
+// connection, so that even an error about one not yet opened is clean. A
+// record written before the one secret model, with credentials in props,
+// is rewritten with them moved to secrets.
+func learnStoredSecrets(ctx context.Context, store checkpoint.Store, red *redact.Redactor, logger *slog.Logger) error {
 	conns, err := store.ListConnections(ctx)
 	if err != nil {
 		return fmt.Errorf("read connections: %w", err)
 	}
 	for _, c := range conns {
-		red.Set("stored/"+c.Name, catalog.Config{Name: c.Name, Props: c.Props, Secrets: c.Secrets}.SecretValues()...)
+		cfg := catalog.Config{Name: c.Name, Type: c.Type, Props: c.Props, Secrets: c.Secrets}
+		red.Set("stored/"+c.Name, cfg.SecretValues()...)
+		moved, keys := cfg.MoveCredentials()
+		if len(keys) == 0 {
+			continue
+		}
+		c.Props, c.Secrets = moved.Props, moved.Secrets
+		if err := store.PutConnection(ctx, c); err != nil {
+			return fmt.Errorf("move credentials of connection %s to its secrets: %w", c.Name, err)
+		}
+		logger.Warn("moved credentials from props to secrets", slog.String("connection", c.Name),
+			slog.Any("props", keys))
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/floehq/floe/api"
+	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
 	"github.com/floehq/floe/internal/egress"
@@ -132,11 +133,11 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 	if c, ok := up.(*pinot.Controller); ok {
 		c.Observer = reg
 	}
-	if err := seedConnections(ctx, store, cfg.Connections); err != nil {
+	if err := seedConnections(ctx, store, cfg.Connections, logger); err != nil {
 		store.Close()
 		return nil, err
 	}
-	if err := learnStoredSecrets(ctx, store, red); err != nil {
+	if err := learnStoredSecrets(ctx, store, red, logger); err != nil {
 		store.Close()
 		return nil, err
 	}
@@ -175,10 +176,16 @@ func workQueue(c config.Watcher, store checkpoint.Store) checkpoint.WorkQueue {
 }
 
 // seedConnections stores the connections declared in the config file, so
-// tables can refer to them by name.
-func seedConnections(ctx context.Context, store checkpoint.Store, conns map[string]config.Connection) error {
+// tables can refer to them by name. A credential the file writes in props
+// is stored as a secret (catalog.Config.MoveCredentials).
+func seedConnections(ctx context.Context, store checkpoint.Store, conns map[string]config.Connection, logger *slog.Logger) error {
 	for name, c := range conns {
-		err := store.PutConnection(ctx, checkpoint.Connection{Name: name, Type: c.Type, Props: c.Props, Secrets: c.Secrets})
+		cfg, moved := catalog.Config{Name: name, Type: c.Type, Props: c.Props, Secrets: c.Secrets}.MoveCredentials()
+		if len(moved) > 0 {
+			logger.Warn("the configuration writes credentials in props; stored as secrets (write them under secrets)",
+				slog.String("connection", name), slog.Any("props", moved))
+		}
+		err := store.PutConnection(ctx, checkpoint.Connection{Name: name, Type: c.Type, Props: cfg.Props, Secrets: cfg.Secrets})
 		if err != nil {
 			return fmt.Errorf("store connection %s: %w", name, err)
 		}

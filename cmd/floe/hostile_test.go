@@ -110,6 +110,29 @@ func hostileCases(t *testing.T, dir, outside string) []hostileCase {
 		{"sqlite outside the roots", "POST", "/api/v1/connections", nil, sqlite(filepath.Join(outside, "c.db")), 400, "security.localRoots"},
 		{"sqlite path traversal", "POST", "/api/v1/connections", nil, sqlite(dir + "/../../../../etc/shadow"), 400, "/etc"},
 		{"sqlite through a symlink to /etc", "POST", "/api/v1/connections", nil, sqlite(filepath.Join(dir, "etc-link", "passwd")), 400, "/etc"},
+		// drivers and their options are an allow-list
+		{"mysql driver", "POST", "/api/v1/connections", nil, conn("my", "sql", map[string]string{"driver": "mysql",
+			"uri": "u@tcp(127.0.0.1:1)/x?allowAllFiles=true"}, nil), 400, "connections.my.props.driver: unsupported driver"},
+		{"mysql address malformed", "POST", "/api/v1/connections", nil, conn("my", "sql", map[string]string{"driver": "mysql",
+			"uri": "u@tcp(127.0.0.1:notaport/x"}, nil), 400, "props.driver"},
+		{"postgres sslkey", "POST", "/api/v1/connections", nil, conn("pg", "sql", map[string]string{
+			"uri": "postgres://floe@127.0.0.1:1/x?sslkey=/etc/ssl/private/key.pem"}, nil), 400, "props.uri: option sslkey is refused"},
+		{"postgres passfile key=value", "POST", "/api/v1/connections", nil, conn("pg", "sql", map[string]string{"dialect": "postgres",
+			"uri": "host=127.0.0.1 passfile=/proc/self/environ"}, nil), 400, "props.uri: option passfile is refused"},
+		{"postgres unix socket", "POST", "/api/v1/connections", nil, conn("pg", "sql", map[string]string{
+			"uri": "postgres://floe@/x?host=/var/run/postgresql"}, nil), 400, "props.uri: option host"},
+		{"postgres bad port", "POST", "/api/v1/connections", nil, conn("pg", "sql", map[string]string{
+			"uri": "postgres://floe@db:notaport/x"}, nil), 400, "props.uri: invalid postgres URL"},
+		{"sqlite vfs", "POST", "/api/v1/connections", nil, sqlite(filepath.Join(dir, "floe.db") + "?vfs=unix-none"), 400, "option vfs is refused"},
+		{"sqlite pragma attach", "POST", "/api/v1/connections", nil, sqlite(filepath.Join(dir, "floe.db") +
+			"?_pragma=busy_timeout(1);ATTACH%20DATABASE%20'/etc/passwd'%20AS%20x"), 400, "option _pragma"},
+		// credentials belong in secrets
+		{"token in props", "POST", "/api/v1/connections", nil, conn("r", "rest", map[string]string{"uri": "http://127.0.0.1:1",
+			"token": "tok-in-props-12345678"}, nil), 400, "props.token: is a credential"},
+		{"password in a URL", "POST", "/api/v1/connections", nil, conn("pg", "sql", map[string]string{
+			"uri": "postgres://floe:pw-in-url-12345678@127.0.0.1:1/x"}, nil), 400, "give it as secrets.password"},
+		{"one-byte secret", "POST", "/api/v1/connections", nil, conn("r", "rest", map[string]string{"uri": "http://127.0.0.1:1"},
+			map[string]string{"token": "e"}), 400, "secrets.token: is 1 characters"},
 		{"secret from an unlisted variable", "POST", "/api/v1/connections", nil,
 			conn("ref", "rest", map[string]string{"uri": "http://127.0.0.1:1"}, map[string]string{"token": "${env:HOME}"}), 400, "security.secretEnv"},
 		{"secret from /etc/shadow", "POST", "/api/v1/connections", nil,

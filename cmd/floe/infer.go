@@ -132,7 +132,7 @@ func loadIcebergSchema(ctx context.Context, f inferFlags, tn schema.TableName, s
 		return nil, err
 	}
 	defer store.Close()
-	if err := seedConnections(ctx, store, cfg.Connections); err != nil {
+	if err := seedConnections(ctx, store, cfg.Connections, logger); err != nil {
 		return nil, err
 	}
 	loader := newCatalogLoader(store, logger, cfg.Security.Policy(), red)

@@ -56,7 +56,9 @@ func (l *catalogLoader) catalogFor(ctx context.Context, name string) (catalog.Ca
 	}
 	// Open outside the lock: a catalog that is slow to answer must not hold
 	// up the other connections' tables.
-	cfg := catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}
+	// A record from before the one secret model still has credentials in
+	// props: they are used from secrets (learnStoredSecrets rewrites it).
+	cfg, _ := catalog.Config{Name: conn.Name, Type: conn.Type, Props: conn.Props, Secrets: conn.Secrets}.MoveCredentials()
 	l.red.Set("stored/"+name, cfg.SecretValues()...)
 	cfg, err = l.policy.Resolve(cfg)
 	if err != nil {

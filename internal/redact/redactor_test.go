@@ -103,3 +103,55 @@ func TestHandler_ScrubsEveryAttribute(t *testing.T) {
 		}
 	}
 }
+
+// Short values are scrubbed as whole tokens only, so they do not garble
+// the words that contain them; long ones wherever they occur.
+func TestRedactor_WholeTokens(t *testing.T) {
+	r := redact.New()
+	r.Set("short", "east", "pass")
+	r.Set("long", "abcdefghijkl12")
+	for text, want := range map[string]string{
+		"us-east-1 northeast eastern":  "us-REDACTED-1 northeast eastern",
+		"password: pass; passes":       "password: REDACTED; passes",
+		"xxabcdefghijkl12yy":           "xxREDACTEDyy",
+		"token=east&x=1":               "token=REDACTED&x=1",
+		"user%3Aeast%40host":           "user%3AREDACTED%40host",
+		"nothing secret in this line.": "nothing secret in this line.",
+	} {
+		if got := r.Scrub(text); got != want {
+			t.Errorf("Scrub(%q) = %q, want %q", text, got, want)
+		}
+	}
+	if got := redact.Scrub("us-east-1 in a message", "e", "ast-1"); got != "us-east-1 in a message" {
+		t.Errorf("Scrub with a 1-byte and a short value = %q, want the text unchanged", got)
+	}
+}
+
+// Every derived form of a secret is scrubbed: URL userinfo (either hex
+// case), Basic base64 of user:password, the value's own base64, a libpq
+// quoted value, a percent-escaped password inside a longer escape.
+func TestRedactor_DerivedForms(t *testing.T) {
+	const pw = "p@ss/W0rd!it's"
+	r := redact.New()
+	r.Set("conn", pw, "floe:"+pw)
+	pair := base64.StdEncoding.EncodeToString([]byte("floe:" + pw))
+	userinfo := url.UserPassword("floe", pw).String()
+	for _, text := range []string{
+		"GET http://" + userinfo + "@host/v1/config",
+		"GET http://" + strings.ReplaceAll(userinfo, "%2F", "%2f") + "@host/v1/config",
+		"auth=Basic " + pair + " refused",
+		"token " + base64.StdEncoding.EncodeToString([]byte(pw)) + " " + base64.RawURLEncoding.EncodeToString([]byte(pw)),
+		`host=db password='p@ss/W0rd!it\'s' user=floe`,
+		"dsn=" + url.QueryEscape("postgres://"+userinfo+"@db/x"),
+	} {
+		got := r.Scrub(text)
+		if !strings.Contains(got, redact.Mask) {
+			t.Errorf("Scrub(%q) = %q: nothing masked", text, got)
+		}
+		for _, form := range []string{pw, "W0rd", pair, base64.StdEncoding.EncodeToString([]byte(pw))} {
+			if strings.Contains(got, form) {
+				t.Errorf("Scrub(%q) = %q still holds %q", text, got, form)
+			}
+		}
+	}
+}
