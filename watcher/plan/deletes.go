@@ -9,11 +9,13 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/floehq/floe/checkpoint"
 )
 
 // deleteIndex finds the live delete files that apply to a data file, by
-// the Iceberg spec's rules (P2), from the file's path, partition and data
-// sequence number alone:
+// the Iceberg spec's rules (P2), from the file's path, partition, data
+// sequence number and, for equality deletes, its key bounds:
 //   - a deletion vector applies to the file it references when the file's
 //     data sequence number is ≤ the DV's; position delete files are then
 //     not applied;
@@ -22,23 +24,23 @@ import (
 //     file's partition and file_path bounds (when recorded) that hold the
 //     file's path;
 //   - an equality delete file applies when its sequence number is > the
-//     file's and it has the file's partition or an unpartitioned spec.
-//
-// No other column statistics are consulted (iceberg-go's scan planning
-// also prunes equality deletes by the data file's column bounds, which
-// the checkpoint does not hold); a delete file that the rules attach but
-// whose rows cannot match only costs a read.
+//     file's, it has the file's partition or an unpartitioned spec, and
+//     one of its keys lies within the file's bounds of every compared
+//     equality field (eqKeys.mayTouch): a delete no key of which can
+//     reach a file's rows is not the file's, so it neither rebuilds nor
+//     is read with the file.
 type deleteIndex struct {
 	dvByRef   map[string]*liveDelete
 	posByRef  map[string][]*liveDelete
 	posByPart map[string][]*liveDelete
 	eqGlobal  []*liveDelete
 	eqByPart  map[string][]*liveDelete
+	classes   map[int]keyClass
 }
 
-func newDeleteIndex(dels []liveDelete) (*deleteIndex, error) {
+func newDeleteIndex(dels []liveDelete, classes map[int]keyClass) (*deleteIndex, error) {
 	x := &deleteIndex{dvByRef: map[string]*liveDelete{}, posByRef: map[string][]*liveDelete{},
-		posByPart: map[string][]*liveDelete{}, eqByPart: map[string][]*liveDelete{}}
+		posByPart: map[string][]*liveDelete{}, eqByPart: map[string][]*liveDelete{}, classes: classes}
 	for i := range dels {
 		d := &dels[i]
 		switch {
@@ -78,11 +80,16 @@ func (x *deleteIndex) mayApply(path, partition string) bool {
 	return len(x.posByPart[partition]) > 0 || len(x.eqByPart[partition]) > 0
 }
 
-// forFile returns the delete files that apply to a data file, each list
-// sorted by path.
-func (x *deleteIndex) forFile(path, partition string, seq int64) (pos, eq, dv []*liveDelete) {
+// forFile returns the delete files that apply to a data file with key
+// bounds kb, each list sorted by path. known is false when an equality
+// delete that reaches the file compares a field kb does not record: the
+// delete is then counted in, and a caller that read kb from the
+// checkpoint must look the file's manifest entry up instead.
+func (x *deleteIndex) forFile(path, partition string, seq int64, kb checkpoint.KeyBounds) (pos, eq, dv []*liveDelete,
+	known bool) {
+	known = true
 	if x.empty() {
-		return nil, nil, nil
+		return nil, nil, nil, known
 	}
 	if d, ok := x.dvByRef[path]; ok && (d.seq < 0 || seq <= d.seq) {
 		dv = []*liveDelete{d}
@@ -90,14 +97,25 @@ func (x *deleteIndex) forFile(path, partition string, seq int64) (pos, eq, dv []
 		pos = appendIf(pos, x.posByRef[path], func(d *liveDelete) bool { return d.seq >= seq })
 		pos = appendIf(pos, x.posByPart[partition], func(d *liveDelete) bool { return d.seq >= seq && d.paths.mayHold(path) })
 	}
-	eq = appendIf(eq, x.eqGlobal, func(d *liveDelete) bool { return d.seq > seq })
+	touches := func(d *liveDelete) bool {
+		if d.seq <= seq {
+			return false
+		}
+		if d.keys == nil || d.keys.wild {
+			return true
+		}
+		fb, ok := comparable(kb, d.keys.fields, x.classes)
+		known = known && ok
+		return !ok || d.keys.mayTouch(fb)
+	}
+	eq = appendIf(eq, x.eqGlobal, touches)
 	if partition != "" {
-		eq = appendIf(eq, x.eqByPart[partition], func(d *liveDelete) bool { return d.seq > seq })
+		eq = appendIf(eq, x.eqByPart[partition], touches)
 	}
 	byPath := func(a, b *liveDelete) int { return strings.Compare(a.path, b.path) }
 	slices.SortFunc(pos, byPath)
 	slices.SortFunc(eq, byPath)
-	return pos, eq, dv
+	return pos, eq, dv, known
 }
 
 func appendIf(out, from []*liveDelete, ok func(*liveDelete) bool) []*liveDelete {
@@ -111,11 +129,11 @@ func appendIf(out, from []*liveDelete, ok func(*liveDelete) bool) []*liveDelete 
 
 // fingerprint identifies the delete files that apply to a data file: the
 // first 12 bytes of the SHA-256 of their sorted tokens, "" when none
-// apply. Format: never change (it names segments).
-func (x *deleteIndex) fingerprint(path, partition string, seq int64) string {
-	pos, eq, dv := x.forFile(path, partition, seq)
+// apply. Format: never change (it names segments). known is forFile's.
+func (x *deleteIndex) fingerprint(path, partition string, seq int64, kb checkpoint.KeyBounds) (string, bool) {
+	pos, eq, dv, known := x.forFile(path, partition, seq, kb)
 	if len(pos)+len(eq)+len(dv) == 0 {
-		return ""
+		return "", known
 	}
 	tokens := make([]string, 0, len(pos)+len(eq)+len(dv))
 	for _, list := range [][]*liveDelete{pos, eq, dv} {
@@ -126,12 +144,12 @@ func (x *deleteIndex) fingerprint(path, partition string, seq int64) string {
 	slices.Sort(tokens)
 	tokens = slices.Compact(tokens)
 	sum := sha256.Sum256([]byte(strings.Join(tokens, "\n")))
-	return hex.EncodeToString(sum[:12])
+	return hex.EncodeToString(sum[:12]), known
 }
 
 // task is the scan task reading a whole data file with its deletes.
-func (x *deleteIndex) task(df iceberg.DataFile, partition string, seq int64) table.FileScanTask {
-	pos, eq, dv := x.forFile(df.FilePath(), partition, seq)
+func (x *deleteIndex) task(df iceberg.DataFile, partition string, seq int64, kb checkpoint.KeyBounds) table.FileScanTask {
+	pos, eq, dv, _ := x.forFile(df.FilePath(), partition, seq, kb)
 	t := table.FileScanTask{
 		File: df, DeleteFiles: dataFiles(pos), EqualityDeleteFiles: dataFiles(eq), DeletionVectorFiles: dataFiles(dv),
 		Start: 0, Length: df.FileSizeBytes(), FirstRowID: df.FirstRowID(),

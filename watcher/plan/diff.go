@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/floehq/floe/checkpoint"
 )
@@ -54,16 +55,22 @@ func (c *comparison) leaves(path string, old checkpoint.FileState) {
 // entries of the checkpointed files it must rebuild, or finds them
 // without the partition and data sequence number it needs.
 func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Plan, string, error) {
-	idx, err := newDeleteIndex(lv.deletes)
+	idx, err := newDeleteIndex(lv.deletes, j.classes)
 	if err != nil {
 		return nil, "", fmt.Errorf("snapshot %d of table %s: %w", j.snap.SnapshotID, j.tableName, err)
 	}
 	out := j.newPlan()
 	var c *comparison
 	if lv.base != nil {
-		var reason string
-		if c, reason = j.compareFold(lv, cp, idx); reason != "" {
+		var (
+			reason     string
+			unresolved []candidate
+		)
+		if c, unresolved, reason = j.compareFold(lv, cp, idx); reason != "" {
 			return nil, reason, nil
+		}
+		if reason, err := j.settle(ctx, lv, cp, idx, c, unresolved); reason != "" || err != nil {
+			return nil, reason, err
 		}
 	} else {
 		c = compareAll(lv, cp, idx)
@@ -86,7 +93,7 @@ func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) *compariso
 	c := newComparison()
 	for path, f := range lv.files {
 		c.live++
-		fp := idx.fingerprint(path, f.partition, f.dataSeq)
+		fp, _ := idx.fingerprint(path, f.partition, f.dataSeq, f.bounds)
 		if old, ok := cp.Files[path]; !ok || old.DeleteFingerprint != fp {
 			c.rebuild(path, f, fp, old, ok)
 		}
@@ -107,12 +114,15 @@ func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) *compariso
 // without work, so a plan that only adds files costs one pass over the
 // checkpoint. A checkpoint written before files recorded their data
 // sequence number and partition is not folded (P5): the full-state diff
-// records them.
-func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) (*comparison, string) {
+// records them. Checkpoint files whose recorded key bounds lack a field an
+// equality delete that reaches them compares are returned unresolved
+// (settle decides them from their manifest entries).
+func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) (*comparison, []candidate, string) {
 	c := newComparison()
 	c.live = len(cp.Files) - len(lv.gone)
+	var unresolved []candidate
 	for path, f := range lv.files {
-		fp := idx.fingerprint(path, f.partition, f.dataSeq)
+		fp, _ := idx.fingerprint(path, f.partition, f.dataSeq, f.bounds)
 		old, ok := cp.Files[path]
 		if !ok {
 			c.live++
@@ -128,7 +138,7 @@ func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) 
 	seqs, parts, noDeletes := j.meta.Version() >= 2, j.allPartitioned(), idx.empty()
 	for path, fs := range cp.Files {
 		if seqs && fs.DataSeq < 1 || parts && fs.Partition == "" {
-			return nil, fmt.Sprintf("checkpoint has no data sequence number or partition for file %s "+
+			return nil, nil, fmt.Sprintf("checkpoint has no data sequence number or partition for file %s "+
 				"(written before they were recorded)", path)
 		}
 		if fs.DeleteFingerprint == "" && (noDeletes || !idx.mayApply(path, fs.Partition)) {
@@ -137,12 +147,50 @@ func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) 
 		if _, ok := lv.files[path]; ok || lv.gone[path] {
 			continue
 		}
-		fp := idx.fingerprint(path, fs.Partition, fs.DataSeq)
-		if fp != fs.DeleteFingerprint {
-			c.rebuild(path, liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}, fp, fs, true)
+		f := liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes, bounds: fs.KeyBounds}
+		fp, known := idx.fingerprint(path, fs.Partition, fs.DataSeq, fs.KeyBounds)
+		switch {
+		case !known:
+			unresolved = append(unresolved, candidate{path: path, f: f})
+		case fp != fs.DeleteFingerprint:
+			c.rebuild(path, f, fp, fs, true)
 		}
 	}
-	return c, ""
+	return c, unresolved, ""
+}
+
+// settle decides the checkpoint files compareFold could not from their
+// recorded key bounds (recorded before an equality delete compared those
+// fields): it looks up their manifest entries, as resolve does for files
+// to rebuild, and rebuilds those whose fingerprint changed.
+func (j *job) settle(ctx context.Context, lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, c *comparison,
+	unresolved []candidate) (string, error) {
+	if len(unresolved) == 0 {
+		return "", nil
+	}
+	resolved, reason, err := j.resolve(ctx, lv, unresolved)
+	if reason != "" || err != nil {
+		return reason, err
+	}
+	slices.SortFunc(unresolved, func(a, b candidate) int { return strings.Compare(a.path, b.path) })
+	for _, u := range unresolved {
+		e := resolved[u.path]
+		if e.partition != u.f.partition || e.seq != u.f.dataSeq {
+			return mismatch(u, e), nil
+		}
+		fs := cp.Files[u.path]
+		if fp, _ := idx.fingerprint(u.path, e.partition, e.seq, e.bounds); fp != fs.DeleteFingerprint {
+			c.rebuild(u.path, e.liveFile(), fp, fs, true)
+		}
+	}
+	return "", nil
+}
+
+// mismatch is the reason to fall back when a checkpointed file's manifest
+// entry disagrees with the checkpoint.
+func mismatch(c candidate, e entry) string {
+	return fmt.Sprintf("checkpoint has partition %q, data sequence number %d for file %s; the snapshot has %q, %d",
+		c.f.partition, c.f.dataSeq, c.path, e.partition, e.seq)
 }
 
 // regroup puts the kept members of broken coalesced units in the pool: a
@@ -221,15 +269,15 @@ func (j *job) buildFiles(ctx context.Context, lv *live, idx *deleteIndex, pool [
 		if c.f.df == nil {
 			e := resolved[c.path]
 			if e.partition != c.f.partition || e.seq != c.f.dataSeq {
-				return nil, fmt.Sprintf("checkpoint has partition %q, data sequence number %d for file %s; "+
-					"the snapshot has %q, %d", c.f.partition, c.f.dataSeq, c.path, e.partition, e.seq), nil
+				return nil, mismatch(c, e), nil
 			}
-			c.f.df = e.df
+			c.f.df, c.f.bounds = e.df, e.bounds
 		}
 		df := c.f.df
 		out = append(out, File{
-			Path: c.path, Tasks: tasksOf(idx.task(df, c.f.partition, c.f.dataSeq)), DeleteFingerprint: c.fp,
+			Path: c.path, Tasks: tasksOf(idx.task(df, c.f.partition, c.f.dataSeq, c.f.bounds)), DeleteFingerprint: c.fp,
 			Partition: c.f.partition, DataSeq: c.f.dataSeq, Rows: df.Count(), SizeBytes: df.FileSizeBytes(),
+			KeyBounds: c.f.bounds,
 		})
 	}
 	return out, "", nil

@@ -23,7 +23,8 @@
 //  2. Full-state diff (full.go): every manifest of the current snapshot.
 //
 // The comparison computes each live file's delete fingerprint from the
-// live delete files (deletes.go), keeps files whose fingerprint is the
+// live delete files and the keys of its equality delete files (deletes.go,
+// eqkeys.go), keeps files whose fingerprint is the
 // checkpoint's, builds the others and drops checkpoint files no longer
 // live. The fold recomputes the fingerprint only of checkpoint files a
 // live delete file may reach or that had delete files; the rest are kept
@@ -42,20 +43,47 @@
 //     same kept and dropped files and the same Replacing. Only Incremental
 //     and Fallback differ.
 //   - P2 A data file's delete fingerprint covers every live delete file
-//     that applies to it by the spec's rules, decided from the file's path,
-//     partition and data sequence number alone: a deletion vector
-//     referencing the file with data seq ≤ the DV's (position delete files
-//     then do not apply); a position delete file with seq ≥ the file's that
-//     references the file, or references none, has the file's partition
-//     and, when its manifest records file_path bounds, bounds that hold
-//     the file's path; an equality delete file with seq > the file's that
-//     has the file's partition or an unpartitioned spec (no column bounds
-//     are consulted: an equality delete rebuilds every older file of its
-//     partition, or of the table when unpartitioned). Delete files that
-//     delete no row (record count 0) are not live. The scan tasks of a
-//     built file carry exactly these delete files. The fingerprint is the
-//     first 12 bytes of the SHA-256 of the sorted tokens (pos:<path>,
-//     eq:<path>, dv:<path>@<offset>), "" when none apply.
+//     that may delete one of its rows by the spec's rules, decided from
+//     the file's path, partition, data sequence number and key bounds: a
+//     deletion vector referencing the file with data seq ≤ the DV's
+//     (position delete files then do not apply); a position delete file
+//     with seq ≥ the file's that references the file, or references none,
+//     has the file's partition and, when its manifest records file_path
+//     bounds, bounds that hold the file's path; an equality delete file
+//     with seq > the file's that has the file's partition or an
+//     unpartitioned spec, and one of whose keys lies within the file's
+//     lower and upper bounds of every compared equality field. Compared
+//     are fields of int, long, date, time, timestamp (µs), string, binary,
+//     fixed, uuid and boolean type; a field of another type, or without
+//     bounds for the file, rules nothing out, and a delete with a null key
+//     (or no compared field) may touch every file it reaches. So an
+//     equality delete rebuilds only the files whose bounds hold one of its
+//     keys, and a file no key can reach keeps its fingerprint and its
+//     segments. Delete files that delete no row (record count 0) are not
+//     live. The scan tasks of a built file carry exactly these delete
+//     files. The fingerprint is the first 12 bytes of the SHA-256 of the
+//     sorted tokens (pos:<path>, eq:<path>, dv:<path>@<offset>), "" when
+//     none apply.
+//
+//     Key bounds: a data file's bounds of the table's key fields (the
+//     current schema's identifier fields and the equality field ids of
+//     every live equality delete file) come from its manifest entry (data
+//     manifests are then read with column statistics, of which only those
+//     fields' bounds are kept) and are recorded in its checkpoint entry
+//     (FileState.KeyBounds, about 40 bytes per file for one long key), so
+//     the fold decides a checkpointed file without reading its manifest.
+//     A file recorded before an equality delete compared a field (a table
+//     without identifier fields, its files built before its first
+//     equality delete) is looked up in the manifests whose sequence number
+//     range holds it, as files to rebuild are, until it is rebuilt.
+//     Equality delete keys are read once per delete file, decoded into a
+//     sorted list cached by path (delete files are immutable) in the
+//     manifest cache's budget; a decision costs a binary search of the
+//     delete's keys by the file's bounds of its first compared field, then
+//     a check of the other fields of the keys in range. Bounds are exact
+//     for disjoint key ranges (a CDC table keyed by a growing id, or
+//     files sorted by key); a key inside a file's bounds that the file
+//     does not hold still rebuilds it (no per-file key index is kept).
 //   - P3 A partition key is "" for a file of an unpartitioned spec, else
 //     "<spec id>/<field id>=<type>:<quoted value>,..." in spec order; two
 //     files have the same key exactly when they are in the same partition

@@ -26,6 +26,9 @@ type File struct {
 	// Rows is the file's record count (before deletes).
 	Rows      int64
 	SizeBytes int64
+	// KeyBounds are the file's bounds of the table's key fields (P2),
+	// recorded in its checkpoint entry.
+	KeyBounds checkpoint.KeyBounds
 }
 
 // Unit is what one build turns into segments: one data file, or several
@@ -52,7 +55,7 @@ func (u Unit) FileStates(segments []string, rows int64) map[string]checkpoint.Fi
 	for i, f := range u.Files {
 		fs := checkpoint.FileState{
 			DeleteFingerprint: f.DeleteFingerprint, Segments: slices.Clone(segments), SizeBytes: f.SizeBytes,
-			Partition: f.Partition, DataSeq: f.DataSeq,
+			Partition: f.Partition, DataSeq: f.DataSeq, KeyBounds: f.KeyBounds,
 		}
 		if i == 0 {
 			fs.Rows = rows

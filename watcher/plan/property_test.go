@@ -220,6 +220,9 @@ func (w goWriter) step(rng *rand.Rand) (string, bool) {
 		ids := make([]int64, 1+rng.IntN(4))
 		for i := range ids {
 			ids[i] = rng.Int64N(w.next)
+			if rng.IntN(5) == 0 {
+				ids[i] = w.next + rng.Int64N(50) // beyond every file's bounds
+			}
 		}
 		if rng.IntN(2) == 0 {
 			w.upsert(ids)
@@ -251,7 +254,7 @@ func (w goWriter) step(rng *rand.Rand) (string, bool) {
 func TestPlanner_Plan_PropertyIcebergGo(t *testing.T) {
 	seed := propertySeed(t)
 	for i, cfg := range []lakeConfig{{version: 2}, {version: 2, partitioned: true}, {version: 3, partitioned: true},
-		{version: 1}} {
+		{version: 1}, {version: 2, keyed: true}, {version: 2, partitioned: true, keyed: true}} {
 		t.Run(cfg.String(), func(t *testing.T) {
 			runProperty(t, goWriter{newLake(t, cfg)}, 55, seed, i)
 		})
