@@ -35,7 +35,7 @@ type deleteIndex struct {
 	posByPart map[string][]*liveDelete
 	eqGlobal  []*liveDelete
 	eqByPart  map[string][]*liveDelete
-	classes   map[int]keyClass
+	classes   map[int]keyClass // nil: no key is compared (Options.EqualityDeletesWholePartition)
 }
 
 func newDeleteIndex(dels []liveDelete, classes map[int]keyClass) (*deleteIndex, error) {
@@ -101,7 +101,7 @@ func (x *deleteIndex) forFile(path, partition string, seq int64, kb checkpoint.K
 		if d.seq <= seq {
 			return false
 		}
-		if d.keys == nil || d.keys.wild {
+		if d.keys == nil || d.keys.wild || x.classes == nil {
 			return true
 		}
 		fb, ok := comparable(kb, d.keys.fields, x.classes)

@@ -55,7 +55,11 @@ func (c *comparison) leaves(path string, old checkpoint.FileState) {
 // entries of the checkpointed files it must rebuild, or finds them
 // without the partition and data sequence number it needs.
 func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Plan, string, error) {
-	idx, err := newDeleteIndex(lv.deletes, j.classes)
+	classes := j.classes
+	if j.p.opts.EqualityDeletesWholePartition {
+		classes = nil
+	}
+	idx, err := newDeleteIndex(lv.deletes, classes)
 	if err != nil {
 		return nil, "", fmt.Errorf("snapshot %d of table %s: %w", j.snap.SnapshotID, j.tableName, err)
 	}

@@ -42,6 +42,7 @@
 //     checkpoint: the same units (keys, files, fingerprints, tasks), the
 //     same kept and dropped files and the same Replacing. Only Incremental
 //     and Fallback differ.
+//
 //   - P2 A data file's delete fingerprint covers every live delete file
 //     that may delete one of its rows by the spec's rules, decided from
 //     the file's path, partition, data sequence number and key bounds: a
@@ -70,8 +71,9 @@
 //     every live equality delete file) come from its manifest entry (data
 //     manifests are then read with column statistics, of which only those
 //     fields' bounds are kept) and are recorded in its checkpoint entry
-//     (FileState.KeyBounds, about 40 bytes per file for one long key), so
-//     the fold decides a checkpointed file without reading its manifest.
+//     (FileState.KeyBounds, about 50 bytes of JSON per file for one long
+//     key), so the fold decides a checkpointed file without reading its
+//     manifest.
 //     A file recorded before an equality delete compared a field (a table
 //     without identifier fields, its files built before its first
 //     equality delete) is looked up in the manifests whose sequence number
@@ -84,16 +86,19 @@
 //     for disjoint key ranges (a CDC table keyed by a growing id, or
 //     files sorted by key); a key inside a file's bounds that the file
 //     does not hold still rebuilds it (no per-file key index is kept).
+//
 //   - P3 A partition key is "" for a file of an unpartitioned spec, else
 //     "<spec id>/<field id>=<type>:<quoted value>,..." in spec order; two
 //     files have the same key exactly when they are in the same partition
 //     of the same spec.
+//
 //   - P4 The fold reads the current snapshot's manifest list, the manifest
 //     lists of the snapshots since the checkpoint, the data manifests those
 //     snapshots wrote with added or deleted entries, and the delete
 //     manifests of the current snapshot. It reads no other manifest unless
 //     it must rebuild a checkpointed file. Appends, overwrites and
 //     replaces (compaction) without delete changes always fold.
+//
 //   - P5 The full-state diff runs, and Plan.Fallback says why, when: there
 //     is no checkpointed snapshot; the table UUID changed (re-created);
 //     the checkpointed snapshot is not an ancestor of the current one
@@ -106,6 +111,7 @@
 //     a manifest the fold needs cannot be read; or rebuilding checkpointed
 //     files would read more than half of the data manifests not yet cached
 //     (a delete-heavy change, for which reading them all once is as cheap).
+//
 //   - P6 Units: a file of at least CoalesceBelowBytes is a unit on its
 //     own, keyed <table>_<hash(path, fingerprint)> (the names floe always
 //     gave single files); smaller files are packed per partition, sorted
@@ -116,17 +122,21 @@
 //     members are packed again with the other files the run builds. Only
 //     files the run must build are packed: a kept file moves only in a
 //     merge (P10).
+//
 //   - P7 Manifests and manifest lists are cached by path (Iceberg never
 //     rewrites them) within CacheBytes, least recently used first out, for
 //     every table the Planner serves. Planning a snapshot whose manifests
 //     are all cached reads no file.
+//
 //   - P8 Plan.Replacing is true exactly when a file is dropped or a unit
 //     to build holds a file of the checkpoint (changed, a member of a
 //     broken unit, or merged, P10); a plan that only adds files can be
 //     pushed without a replacement.
+//
 //   - P9 DecodeUnit(EncodeUnit(u)) reads the same rows as u through
 //     table.Scan.ReadTasks: data files and their position, equality and
 //     deletion-vector delete files carry every field reading needs.
+//
 //   - P10 Merge: a checkpointed unit is small when all its files are
 //     below CoalesceBelowBytes and together too; its tier is
 //     floor(log_M(its bytes)) for M = MergeSmallUnits. When one tier of a

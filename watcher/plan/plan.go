@@ -109,9 +109,14 @@ type Options struct {
 	// again into one (P10; 0: never).
 	MergeSmallUnits int
 	// CacheBytes bounds the cache of decoded manifests and manifest lists
-	// shared by every plan of the Planner (0: DefaultCacheBytes; negative:
-	// no cache).
+	// (and of equality delete keys) shared by every plan of the Planner
+	// (0: DefaultCacheBytes; negative: no cache).
 	CacheBytes int64
+	// EqualityDeletesWholePartition applies every equality delete to
+	// every older file of its partition, whatever its keys, as floe did
+	// before it compared keys with key bounds (P2). For benchmarks that
+	// measure the difference; never set in production.
+	EqualityDeletesWholePartition bool
 }
 
 // Defaults.
