@@ -18,12 +18,12 @@ import (
 // result is one contender's means per measured commit.
 type result struct {
 	contender
-	cpu, wall          float64 // s
-	rowsWritten        float64 // rows the run wrote into segments
-	rowsHeld           float64 // live rows of the files holding a deleted key, plus the new file's
-	filesHit           float64 // files holding a deleted key
-	replaced, built    float64 // segments replaced and built
-	maxReplaced        int
+	cpu, wall       float64 // s
+	rowsWritten     float64 // rows the run wrote into segments
+	rowsHeld        float64 // live rows of the files holding a deleted key, plus the new file's
+	filesHit        float64 // files holding a deleted key
+	replaced, built float64 // segments replaced and built
+	maxReplaced     int
 }
 
 const (
