@@ -33,14 +33,17 @@ type deleteIndex struct {
 	dvByRef   map[string]*liveDelete
 	posByRef  map[string][]*liveDelete
 	posByPart map[string][]*liveDelete
-	eqGlobal  []*liveDelete
+	eqGlobal  []*liveDelete // equality deletes whose keys are not compared (wild)
 	eqByPart  map[string][]*liveDelete
-	classes   map[int]keyClass // nil: no key is compared (Options.EqualityDeletesWholePartition)
+	groups    map[string][]*eqGroup // compared equality deletes by reach ("" the table)
+	classes   map[int]keyClass      // nil: no key is compared (Options.EqualityDeletesWholePartition)
 }
 
 func newDeleteIndex(dels []liveDelete, classes map[int]keyClass) (*deleteIndex, error) {
 	x := &deleteIndex{dvByRef: map[string]*liveDelete{}, posByRef: map[string][]*liveDelete{},
-		posByPart: map[string][]*liveDelete{}, eqByPart: map[string][]*liveDelete{}, classes: classes}
+		posByPart: map[string][]*liveDelete{}, eqByPart: map[string][]*liveDelete{}, groups: map[string][]*eqGroup{},
+		classes: classes}
+	byKey := map[string]*eqGroup{}
 	for i := range dels {
 		d := &dels[i]
 		switch {
@@ -53,18 +56,30 @@ func newDeleteIndex(dels []liveDelete, classes map[int]keyClass) (*deleteIndex, 
 			x.posByRef[d.ref] = append(x.posByRef[d.ref], d)
 		case d.kind == posDelete:
 			x.posByPart[d.partition] = append(x.posByPart[d.partition], d)
+		case classes != nil && d.keys != nil && !d.keys.wild:
+			key := eqGroupKey(d.partition, d.keys.fields)
+			g, ok := byKey[key]
+			if !ok {
+				g = &eqGroup{}
+				byKey[key] = g
+				x.groups[d.partition] = append(x.groups[d.partition], g)
+			}
+			g.add(d)
 		case d.partition == "":
 			x.eqGlobal = append(x.eqGlobal, d)
 		default:
 			x.eqByPart[d.partition] = append(x.eqByPart[d.partition], d)
 		}
 	}
+	for _, g := range byKey {
+		g.sort()
+	}
 	return x, nil
 }
 
 func (x *deleteIndex) empty() bool {
 	return len(x.dvByRef) == 0 && len(x.posByRef) == 0 && len(x.posByPart) == 0 && len(x.eqGlobal) == 0 &&
-		len(x.eqByPart) == 0
+		len(x.eqByPart) == 0 && len(x.groups) == 0
 }
 
 // mayApply reports whether any live delete file can apply to a data file
@@ -74,10 +89,10 @@ func (x *deleteIndex) mayApply(path, partition string) bool {
 	if x.empty() {
 		return false
 	}
-	if len(x.eqGlobal) > 0 || x.dvByRef[path] != nil || len(x.posByRef[path]) > 0 {
+	if len(x.eqGlobal) > 0 || len(x.groups[""]) > 0 || x.dvByRef[path] != nil || len(x.posByRef[path]) > 0 {
 		return true
 	}
-	return len(x.posByPart[partition]) > 0 || len(x.eqByPart[partition]) > 0
+	return len(x.posByPart[partition]) > 0 || len(x.eqByPart[partition]) > 0 || len(x.groups[partition]) > 0
 }
 
 // forFile returns the delete files that apply to a data file with key
@@ -97,20 +112,19 @@ func (x *deleteIndex) forFile(path, partition string, seq int64, kb checkpoint.K
 		pos = appendIf(pos, x.posByRef[path], func(d *liveDelete) bool { return d.seq >= seq })
 		pos = appendIf(pos, x.posByPart[partition], func(d *liveDelete) bool { return d.seq >= seq && d.paths.mayHold(path) })
 	}
-	touches := func(d *liveDelete) bool {
-		if d.seq <= seq {
-			return false
-		}
-		if d.keys == nil || d.keys.wild || x.classes == nil {
-			return true
-		}
-		fb, ok := comparable(kb, d.keys.fields, x.classes)
-		known = known && ok
-		return !ok || d.keys.mayTouch(fb)
-	}
-	eq = appendIf(eq, x.eqGlobal, touches)
+	older := func(d *liveDelete) bool { return d.seq > seq }
+	eq = appendIf(eq, x.eqGlobal, older)
+	reaches := []string{""}
 	if partition != "" {
-		eq = appendIf(eq, x.eqByPart[partition], touches)
+		eq = appendIf(eq, x.eqByPart[partition], older)
+		reaches = append(reaches, partition)
+	}
+	for _, reach := range reaches {
+		for _, g := range x.groups[reach] {
+			var ok bool
+			eq, ok = g.touching(eq, seq, kb, x.classes)
+			known = known && ok
+		}
 	}
 	byPath := func(a, b *liveDelete) int { return strings.Compare(a.path, b.path) }
 	slices.SortFunc(pos, byPath)

@@ -128,15 +128,7 @@ func (k *eqKeys) mayTouch(b fileBounds) bool {
 	if k.wild {
 		return true
 	}
-	lo, hi := 0, len(k.rows)
-	if first, ok := b[k.fields[0]]; ok {
-		if first.hasLower {
-			lo = sort.Search(len(k.rows), func(i int) bool { return k.rows[i][0] >= first.lower })
-		}
-		if first.hasUpper {
-			hi = sort.Search(len(k.rows), func(i int) bool { return k.rows[i][0] > first.upper })
-		}
-	}
+	lo, hi := k.span(b)
 	for i := lo; i < hi; i++ {
 		if k.rowMayTouch(k.rows[i], b) {
 			return true
@@ -145,6 +137,23 @@ func (k *eqKeys) mayTouch(b fileBounds) bool {
 	return false
 }
 
+// span is the range of rows whose first field lies within the file's
+// bounds of that field.
+func (k *eqKeys) span(b fileBounds) (lo, hi int) {
+	lo, hi = 0, len(k.rows)
+	if first, ok := b[k.fields[0]]; ok {
+		if first.hasLower {
+			lo = sort.Search(len(k.rows), func(i int) bool { return k.rows[i][0] >= first.lower })
+		}
+		if first.hasUpper {
+			hi = sort.Search(len(k.rows), func(i int) bool { return k.rows[i][0] > first.upper })
+		}
+	}
+	return lo, hi
+}
+
+// rowMayTouch reports whether a key whose first field is in bounds lies
+// within the file's bounds of its other fields.
 func (k *eqKeys) rowMayTouch(row []string, b fileBounds) bool {
 	for j := 1; j < len(k.fields); j++ {
 		if cb, ok := b[k.fields[j]]; ok && !cb.holds(row[j]) {

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"encoding/binary"
+	"slices"
 	"testing"
 
 	"github.com/floehq/floe/checkpoint"
@@ -59,5 +60,54 @@ func TestOrderInt_Order(t *testing.T) {
 		if orderInt(vals[i-1]) >= orderInt(vals[i]) {
 			t.Fatalf("orderInt(%d) >= orderInt(%d)", vals[i-1], vals[i])
 		}
+	}
+}
+
+// P2: the delete files of one reach are merged into one sorted key list;
+// a file gets exactly the newer ones with a key in its bounds.
+func TestDeleteIndex_MergedKeys(t *testing.T) {
+	classes := map[int]keyClass{1: intClass}
+	keys := func(ids ...int64) *eqKeys {
+		k := &eqKeys{fields: []int{1}}
+		for _, id := range ids {
+			k.rows = append(k.rows, []string{orderInt(id)})
+		}
+		return k
+	}
+	dels := []liveDelete{
+		{path: "d1", kind: eqDelete, seq: 3, token: "eq:d1", keys: keys(10)},
+		{path: "d2", kind: eqDelete, seq: 6, token: "eq:d2", keys: keys(50, 10)},
+		{path: "d3", kind: eqDelete, seq: 7, token: "eq:d3", keys: &eqKeys{fields: []int{1}, wild: true}},
+	}
+	x, err := newDeleteIndex(dels, classes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := func(ds []*liveDelete) (out []string) {
+		for _, d := range ds {
+			out = append(out, d.path)
+		}
+		return out
+	}
+	for _, c := range []struct {
+		name  string
+		seq   int64
+		kb    checkpoint.KeyBounds
+		want  []string
+		known bool
+	}{
+		{"older file holding 10", 2, checkpoint.KeyBounds{1: {le64(0), le64(20)}}, []string{"d1", "d2", "d3"}, true},
+		{"file between the deletes", 4, checkpoint.KeyBounds{1: {le64(0), le64(20)}}, []string{"d2", "d3"}, true},
+		{"file holding only 50", 2, checkpoint.KeyBounds{1: {le64(40), le64(60)}}, []string{"d2", "d3"}, true},
+		{"file holding no key", 2, checkpoint.KeyBounds{1: {le64(100), le64(200)}}, []string{"d3"}, true},
+		{"bounds not recorded", 2, checkpoint.KeyBounds{}, []string{"d1", "d2", "d3"}, false},
+		{"file newer than every delete", 7, checkpoint.KeyBounds{1: {le64(0), le64(20)}}, nil, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			_, eq, _, known := x.forFile("a", "", c.seq, c.kb)
+			if got := names(eq); !slices.Equal(got, c.want) || known != c.known {
+				t.Fatalf("eq deletes %v (known %v), want %v (known %v)", got, known, c.want, c.known)
+			}
+		})
 	}
 }
