@@ -80,12 +80,22 @@
 //     range holds it, as files to rebuild are, until it is rebuilt.
 //     Equality delete keys are read once per delete file, decoded into a
 //     sorted list cached by path (delete files are immutable) in the
-//     manifest cache's budget; a decision costs a binary search of the
-//     delete's keys by the file's bounds of its first compared field, then
-//     a check of the other fields of the keys in range. Bounds are exact
-//     for disjoint key ranges (a CDC table keyed by a growing id, or
-//     files sorted by key); a key inside a file's bounds that the file
-//     does not hold still rebuilds it (no per-file key index is kept).
+//     manifest cache's budget (about 40 bytes per long key). The keys of
+//     the delete files of one reach (a partition, or the table) that
+//     compare the same fields are merged into one sorted list, each key
+//     with its delete file (eqgroup.go), so deciding a file costs one
+//     binary search per such group by the file's bounds of the first
+//     compared field, then a check of the keys in range (their delete
+//     file's sequence number, their other fields), however many delete
+//     files have piled up. The design's numbers: no bytes per row (no
+//     per-row index), about 50 bytes of checkpoint per file; false
+//     positives are the keys inside a file's bounds that the file does
+//     not hold: none for disjoint key ranges (a CDC table keyed by a
+//     growing id, or files sorted by key) but for keys deleted before,
+//     and every file for keys whose files all span the key range (random
+//     keys, unsorted files), which then rebuild as before. A per-file key
+//     index (a Bloom filter of ~10 bits per row for 1% false positives)
+//     would narrow that case; floe keeps none yet.
 //
 //   - P3 A partition key is "" for a file of an unpartitioned spec, else
 //     "<spec id>/<field id>=<type>:<quoted value>,..." in spec order; two
