@@ -68,7 +68,8 @@ func one(b arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
 // A run after an upsert rebuilds only the segments of the files holding
 // an upserted key (their id ranges are disjoint): the other segments stay
 // in Pinot untouched, and the rows are exact (every id once, the upserted
-// rows from the new file) (plan P2).
+// rows from the new file); the checkpoint then records every file's key
+// bounds, the untouched ones' too (Plan.Refresh) (plan P2).
 func TestWatcher_RunOnce_EqualityDeleteRebuildsOnlyHitSegments(t *testing.T) {
 	l := newLake(t, iceberg.Properties{"format-version": "2"})
 	store := checkpoint.NewMemory()
@@ -112,6 +113,15 @@ func TestWatcher_RunOnce_EqualityDeleteRebuildsOnlyHitSegments(t *testing.T) {
 	}
 	if run.Rows != 98+99+4 {
 		t.Fatalf("the run wrote %d rows, want the 2 hit files' 98 and 99 left and the 4 upserted", run.Rows)
+	}
+	cp, err := store.GetCheckpoint(ctx, "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, fs := range cp.Files {
+		if _, ok := fs.KeyBounds[1]; !ok {
+			t.Fatalf("file %s records no key bounds of id after the run (Plan.Refresh not committed)", path)
+		}
 	}
 	_, ids := segmentRows(t, store, up, root)
 	if len(ids) != 601 || !ids[150] || !ids[420] || !ids[9999] || !ids[599] {

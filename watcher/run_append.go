@@ -29,6 +29,9 @@ func (r *runner) appendBatches(ctx context.Context, t target) error {
 		}
 		failed = append(failed, r.account(out)...)
 		set := map[string]checkpoint.FileState{}
+		if i == 0 {
+			maps.Copy(set, t.plan.Refresh) // key bounds the plan looked up (kept files)
+		}
 		for _, bu := range out.built {
 			maps.Copy(set, bu.fileStates())
 			done += len(bu.unit.Files)
@@ -47,7 +50,7 @@ func (r *runner) appendBatches(ctx context.Context, t target) error {
 		}
 	}
 	if len(bs) == 0 {
-		if err := r.commitDelta(ctx, checkpoint.CheckpointDelta{Header: r.header(t, nil)}); err != nil {
+		if err := r.commitDelta(ctx, checkpoint.CheckpointDelta{Header: r.header(t, nil), Set: t.plan.Refresh}); err != nil {
 			return err
 		}
 	}

@@ -22,6 +22,7 @@ type comparison struct {
 	leave     map[string]bool // checkpoint files that are not kept
 	broken    map[string]bool // coalesced units of the checkpoint that lost or changed a member
 	merging   map[string]bool // checkpoint files a merge rebuilds (P10)
+	refresh   map[string]checkpoint.FileState
 	drop      []string
 	live      int
 	replacing bool
@@ -77,12 +78,20 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 			return nil, reason, err
 		}
 	} else {
-		c = compareAll(lv, cp, idx)
+		c = compareAll(lv, cp, idx, j.keyIDs)
 	}
 	c.regroup(lv, cp)
 	j.p.merge(c, lv, cp)
 	out.Keep = keep(lv, cp, c)
 	out.Drop, out.LiveFiles, out.Replacing = c.drop, c.live, c.replacing
+	for path, fs := range c.refresh {
+		if !c.leave[path] { // a file regrouped or merged records its bounds when built
+			if out.Refresh == nil {
+				out.Refresh = map[string]checkpoint.FileState{}
+			}
+			out.Refresh[path] = fs
+		}
+	}
 	slices.Sort(out.Drop)
 	files, reason, err := j.buildFiles(ctx, lv, idx, c.pool)
 	if reason != "" || err != nil {
@@ -92,14 +101,19 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 	return out, "", nil
 }
 
-// compareAll compares every live file (full-state diff).
-func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex) *comparison {
+// compareAll compares every live file (full-state diff). A kept file
+// whose checkpoint entry lacks the bounds of a key field is refreshed.
+func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, keyIDs []int) *comparison {
 	c := newComparison()
 	for path, f := range lv.files {
 		c.live++
 		fp, _ := idx.fingerprint(path, f.partition, f.dataSeq, f.bounds)
-		if old, ok := cp.Files[path]; !ok || old.DeleteFingerprint != fp {
+		old, ok := cp.Files[path]
+		switch {
+		case !ok || old.DeleteFingerprint != fp:
 			c.rebuild(path, f, fp, old, ok)
+		case !recordsAll(old.KeyBounds, keyIDs):
+			c.refreshBounds(path, old, f.bounds)
 		}
 	}
 	for path, old := range cp.Files {
@@ -185,9 +199,31 @@ func (j *job) settle(ctx context.Context, lv *live, cp checkpoint.Checkpoint, id
 		fs := cp.Files[u.path]
 		if fp, _ := idx.fingerprint(u.path, e.partition, e.seq, e.bounds); fp != fs.DeleteFingerprint {
 			c.rebuild(u.path, e.liveFile(), fp, fs, true)
+			continue
 		}
+		c.refreshBounds(u.path, fs, e.bounds)
 	}
 	return "", nil
+}
+
+// refreshBounds records a kept file's key bounds read from its manifest
+// entry (Plan.Refresh).
+func (c *comparison) refreshBounds(path string, fs checkpoint.FileState, kb checkpoint.KeyBounds) {
+	if c.refresh == nil {
+		c.refresh = map[string]checkpoint.FileState{}
+	}
+	fs.KeyBounds = kb
+	c.refresh[path] = fs
+}
+
+// recordsAll reports whether kb records every one of ids.
+func recordsAll(kb checkpoint.KeyBounds, ids []int) bool {
+	for _, id := range ids {
+		if _, ok := kb[id]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // mismatch is the reason to fall back when a checkpointed file's manifest

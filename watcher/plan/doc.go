@@ -40,8 +40,8 @@
 //
 //   - P1 Both ways give the same plan for the same table state and
 //     checkpoint: the same units (keys, files, fingerprints, tasks), the
-//     same kept and dropped files and the same Replacing. Only Incremental
-//     and Fallback differ.
+//     same kept and dropped files and the same Replacing. Only Incremental,
+//     Fallback and Refresh (key bounds the fold had to look up, P2) differ.
 //
 //   - P2 A data file's delete fingerprint covers every live delete file
 //     that may delete one of its rows by the spec's rules, decided from
@@ -77,7 +77,8 @@
 //     A file recorded before an equality delete compared a field (a table
 //     without identifier fields, its files built before its first
 //     equality delete) is looked up in the manifests whose sequence number
-//     range holds it, as files to rebuild are, until it is rebuilt.
+//     range holds it, as files to rebuild are, and the plan returns its
+//     bounds in Plan.Refresh for the run to record.
 //     Equality delete keys are read once per delete file, decoded into a
 //     sorted list cached by path (delete files are immutable) in the
 //     manifest cache's budget (about 40 bytes per long key). The keys of

@@ -31,9 +31,18 @@ func TestPlanner_Plan_EqualityDeleteTargetsFiles(t *testing.T) {
 				t.Fatalf("P2: keys outside every file's bounds rebuilt %d units (replacing %v)", len(got.Build), got.Replacing)
 			}
 			cp = commit(cp, l.load(), got, nil)
+			for path, fs := range cp.Files {
+				if _, ok := fs.KeyBounds[1]; !ok {
+					t.Fatalf("P2: after a plan that compared keys, file %s records no bounds of id (refresh %d files)",
+						path, len(got.Refresh))
+				}
+			}
 
 			l.eqDelete([]int64{25, 67})
 			got = plans(t, p, l.load(), cp)
+			if !got.Incremental {
+				t.Fatalf("P4: an equality delete on files with recorded key bounds did not fold: %s", got.Fallback)
+			}
 			want := []string{owner[25], owner[67]}
 			if !slices.Equal(builtPaths(got), sortedSet(want)) || !got.Replacing {
 				t.Fatalf("P2: deleting ids 25 and 67 rebuilt %v, want the files holding them %v", builtPaths(got), want)
@@ -53,8 +62,8 @@ func TestPlanner_Plan_EqualityDeleteTargetsFiles(t *testing.T) {
 			if !slices.Equal(builtPaths(got), []string{owner[25]}) {
 				t.Fatalf("P2: a key inside one file's bounds rebuilt %v, want %s", builtPaths(got), owner[25])
 			}
-			if cfg.keyed && !got.Incremental {
-				t.Fatalf("P4: a keyed table's equality delete did not fold: %s", got.Fallback)
+			if !got.Incremental {
+				t.Fatalf("P4: an equality delete on files with recorded key bounds did not fold: %s", got.Fallback)
 			}
 			checkRows(t, l.load())
 		})

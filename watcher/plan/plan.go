@@ -82,6 +82,11 @@ type Plan struct {
 	Keep map[string]checkpoint.FileState
 	// Drop are files of the checkpoint no longer live (sorted).
 	Drop []string
+	// Refresh are kept files whose checkpoint entry should record key
+	// bounds the plan had to read from their manifests (P2): the entry as
+	// kept, KeyBounds replaced. A run writes them with its commit, so
+	// later plans decide those files from the checkpoint alone.
+	Refresh map[string]checkpoint.FileState
 	// Replacing: Build or Drop touch something Pinot holds (a dropped
 	// file, a changed file, a regrouped or merged member), so the run must swap
 	// atomically. Pure additions leave it false.

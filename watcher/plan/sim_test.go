@@ -23,6 +23,7 @@ const tableName = "events"
 // (continueOnFileError: a failed unit's files keep their old state).
 func commit(cp checkpoint.Checkpoint, tbl *table.Table, p *plan.Plan, failed map[string]bool) checkpoint.Checkpoint {
 	files := maps.Clone(p.Keep)
+	maps.Copy(files, p.Refresh)
 	for _, u := range p.Build {
 		if failed[u.Key] {
 			for _, f := range u.Files {
@@ -46,6 +47,7 @@ func commitBatch(cp checkpoint.Checkpoint, p *plan.Plan, n int) checkpoint.Check
 	if files == nil {
 		files = map[string]checkpoint.FileState{}
 	}
+	maps.Copy(files, p.Refresh)
 	for _, u := range p.Build[:n] {
 		maps.Copy(files, u.FileStates([]string{u.SegmentName(0)}, unitRows(u)))
 	}
