@@ -58,6 +58,10 @@ bench-control: ## control-plane propagation between two real replicas on Redis (
 bench-plan: ## one-file sync (planner and whole run) on 10 / 1,000 / 10,000-file tables (writes docs/benchmarks.md)
 	bash scripts/bench-plan.sh
 
+.PHONY: bench-eqdelete
+bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt (writes docs/benchmarks.md)
+	bash scripts/bench-eqdelete.sh
+
 .PHONY: bench-merge
 bench-merge: ## small files, one per snapshot: segments served and CPU with merges off and on (writes docs/benchmarks.md)
 	bash scripts/bench-merge.sh
@@ -83,7 +87,7 @@ bench-metrics: ## GET /metrics with 1,000 tables on Redis (writes docs/benchmark
 	bash scripts/bench-metrics.sh
 
 .PHONY: bench
-bench: bench-segments bench-store bench-control bench-plan bench-runs bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
+bench: bench-segments bench-store bench-control bench-plan bench-eqdelete bench-runs bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image

@@ -134,7 +134,8 @@
 //	 "committedAt":"2026-03-14T15:09:26.5Z","leaseToken":12}
 //
 // A FileState value: {"v":1,"deleteFingerprint":"…","segments":["s_0"],
-// "rows":1000,"sizeBytes":4096,"group":"…","partition":"…","dataSeq":7}.
+// "rows":1000,"sizeBytes":4096,"group":"…","partition":"…","dataSeq":7,
+// "keyBounds":{"1":["AAAAAAAAAAA=","5wMAAAAAAAA="]}}.
 // "group" (the key of the coalesced unit the file was built in; every
 // member lists the unit's segments, the unit's rows are on its first
 // member or spread over its members; or, <table>_r…, the key of a group
@@ -142,8 +143,10 @@
 // they replaced, which keep their names, shared out among the members
 // (each segment listed by one), each member with its own rows:
 // watcher/plan P11; an opaque key, so a build that predates remapping
-// reads it as a coalesced unit), "partition" (the canonical partition key, "" unpartitioned) and
-// "dataSeq" (the data sequence number) are optional additions within
+// reads it as a coalesced unit), "partition" (the canonical partition key, "" unpartitioned),
+// "dataSeq" (the data sequence number) and "keyBounds" (per key field id,
+// the file's lower and upper bound in Iceberg's single-value
+// serialization, base64; null for none) are optional additions within
 // FormatV1, omitted when empty: a value without them reads as a file built
 // on its own, and a checkpoint whose files lack "dataSeq" in a table of
 // format 2 or later is planned with the full-state diff once, which writes

@@ -275,7 +275,17 @@ type FileState struct {
 	// their manifests.
 	Partition string `json:"partition,omitempty"`
 	DataSeq   int64  `json:"dataSeq,omitempty"`
+	// KeyBounds are the file's column bounds of the table's key fields
+	// (identifier fields and equality delete fields) as its manifest
+	// entry records them: the planner decides from them, without reading
+	// the manifest again, whether an equality delete may remove a row of
+	// the file.
+	KeyBounds KeyBounds `json:"keyBounds,omitempty"`
 }
+
+// KeyBounds maps a field id to a data file's lower and upper bound of the
+// field, in Iceberg's single-value serialization (nil: no bound).
+type KeyBounds map[int][2][]byte
 
 // RunStatus is the state of a run.
 type RunStatus string

@@ -28,7 +28,7 @@ func (b builtUnit) fileStates() map[string]checkpoint.FileState {
 	for _, f := range b.unit.Files {
 		out[f.Path] = checkpoint.FileState{
 			DeleteFingerprint: f.DeleteFingerprint, Segments: b.segments, Rows: b.fileRows[f.Path],
-			SizeBytes: f.SizeBytes, Group: group, Partition: f.Partition, DataSeq: f.DataSeq,
+			SizeBytes: f.SizeBytes, Group: group, Partition: f.Partition, DataSeq: f.DataSeq, KeyBounds: f.KeyBounds,
 		}
 	}
 	return out

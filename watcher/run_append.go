@@ -33,6 +33,9 @@ func (r *runner) appendBatches(ctx context.Context, t target) error {
 		}
 		failed = append(failed, r.account(out)...)
 		set := map[string]checkpoint.FileState{}
+		if i == 0 {
+			maps.Copy(set, t.plan.Refresh) // key bounds the plan looked up (kept files)
+		}
 		for _, bu := range out.built {
 			maps.Copy(set, bu.fileStates())
 			done += len(bu.unit.Files)
@@ -55,7 +58,7 @@ func (r *runner) appendBatches(ctx context.Context, t target) error {
 		}
 	}
 	if len(bs) == 0 {
-		d := checkpoint.CheckpointDelta{Header: r.header(t, nil)}
+		d := checkpoint.CheckpointDelta{Header: r.header(t, nil), Set: maps.Clone(t.plan.Refresh)}
 		addRemaps(&d, t.plan)
 		r.phase("commit")
 		if err := r.commitDelta(ctx, d); err != nil {

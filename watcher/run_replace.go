@@ -31,7 +31,10 @@ func (r *runner) replace(ctx context.Context, t target, sw swapPlan) error {
 		}
 	}()
 	failed := r.account(out)
-	set := map[string]checkpoint.FileState{}
+	set := maps.Clone(t.plan.Refresh) // key bounds the plan looked up (kept files)
+	if set == nil {
+		set = map[string]checkpoint.FileState{}
+	}
 	for _, bu := range out.built {
 		maps.Copy(set, bu.fileStates())
 	}

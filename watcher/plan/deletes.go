@@ -9,11 +9,13 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/floehq/floe/checkpoint"
 )
 
 // deleteIndex finds the live delete files that apply to a data file, by
-// the Iceberg spec's rules (P2), from the file's path, partition and data
-// sequence number alone:
+// the Iceberg spec's rules (P2), from the file's path, partition, data
+// sequence number and, for equality deletes, its key bounds:
 //   - a deletion vector applies to the file it references when the file's
 //     data sequence number is ≤ the DV's; position delete files are then
 //     not applied;
@@ -22,23 +24,26 @@ import (
 //     file's partition and file_path bounds (when recorded) that hold the
 //     file's path;
 //   - an equality delete file applies when its sequence number is > the
-//     file's and it has the file's partition or an unpartitioned spec.
-//
-// No other column statistics are consulted (iceberg-go's scan planning
-// also prunes equality deletes by the data file's column bounds, which
-// the checkpoint does not hold); a delete file that the rules attach but
-// whose rows cannot match only costs a read.
+//     file's, it has the file's partition or an unpartitioned spec, and
+//     one of its keys lies within the file's bounds of every compared
+//     equality field (eqKeys.mayTouch): a delete no key of which can
+//     reach a file's rows is not the file's, so it neither rebuilds nor
+//     is read with the file.
 type deleteIndex struct {
 	dvByRef   map[string]*liveDelete
 	posByRef  map[string][]*liveDelete
 	posByPart map[string][]*liveDelete
-	eqGlobal  []*liveDelete
+	eqGlobal  []*liveDelete // equality deletes whose keys are not compared (wild)
 	eqByPart  map[string][]*liveDelete
+	groups    map[string][]*eqGroup // compared equality deletes by reach ("" the table)
+	classes   map[int]keyClass      // nil: no key is compared (Options.EqualityDeletesWholePartition)
 }
 
-func newDeleteIndex(dels []liveDelete) (*deleteIndex, error) {
+func newDeleteIndex(dels []liveDelete, classes map[int]keyClass) (*deleteIndex, error) {
 	x := &deleteIndex{dvByRef: map[string]*liveDelete{}, posByRef: map[string][]*liveDelete{},
-		posByPart: map[string][]*liveDelete{}, eqByPart: map[string][]*liveDelete{}}
+		posByPart: map[string][]*liveDelete{}, eqByPart: map[string][]*liveDelete{}, groups: map[string][]*eqGroup{},
+		classes: classes}
+	byKey := map[string]*eqGroup{}
 	for i := range dels {
 		d := &dels[i]
 		switch {
@@ -51,18 +56,30 @@ func newDeleteIndex(dels []liveDelete) (*deleteIndex, error) {
 			x.posByRef[d.ref] = append(x.posByRef[d.ref], d)
 		case d.kind == posDelete:
 			x.posByPart[d.partition] = append(x.posByPart[d.partition], d)
+		case classes != nil && d.keys != nil && !d.keys.wild:
+			key := eqGroupKey(d.partition, d.keys.fields)
+			g, ok := byKey[key]
+			if !ok {
+				g = &eqGroup{}
+				byKey[key] = g
+				x.groups[d.partition] = append(x.groups[d.partition], g)
+			}
+			g.add(d)
 		case d.partition == "":
 			x.eqGlobal = append(x.eqGlobal, d)
 		default:
 			x.eqByPart[d.partition] = append(x.eqByPart[d.partition], d)
 		}
 	}
+	for _, g := range byKey {
+		g.sort()
+	}
 	return x, nil
 }
 
 func (x *deleteIndex) empty() bool {
 	return len(x.dvByRef) == 0 && len(x.posByRef) == 0 && len(x.posByPart) == 0 && len(x.eqGlobal) == 0 &&
-		len(x.eqByPart) == 0
+		len(x.eqByPart) == 0 && len(x.groups) == 0
 }
 
 // mayApply reports whether any live delete file can apply to a data file
@@ -72,17 +89,22 @@ func (x *deleteIndex) mayApply(path, partition string) bool {
 	if x.empty() {
 		return false
 	}
-	if len(x.eqGlobal) > 0 || x.dvByRef[path] != nil || len(x.posByRef[path]) > 0 {
+	if len(x.eqGlobal) > 0 || len(x.groups[""]) > 0 || x.dvByRef[path] != nil || len(x.posByRef[path]) > 0 {
 		return true
 	}
-	return len(x.posByPart[partition]) > 0 || len(x.eqByPart[partition]) > 0
+	return len(x.posByPart[partition]) > 0 || len(x.eqByPart[partition]) > 0 || len(x.groups[partition]) > 0
 }
 
-// forFile returns the delete files that apply to a data file, each list
-// sorted by path.
-func (x *deleteIndex) forFile(path, partition string, seq int64) (pos, eq, dv []*liveDelete) {
+// forFile returns the delete files that apply to a data file with key
+// bounds kb, each list sorted by path. known is false when an equality
+// delete that reaches the file compares a field kb does not record: the
+// delete is then counted in, and a caller that read kb from the
+// checkpoint must look the file's manifest entry up instead.
+func (x *deleteIndex) forFile(path, partition string, seq int64, kb checkpoint.KeyBounds) (pos, eq, dv []*liveDelete,
+	known bool) {
+	known = true
 	if x.empty() {
-		return nil, nil, nil
+		return nil, nil, nil, known
 	}
 	if d, ok := x.dvByRef[path]; ok && (d.seq < 0 || seq <= d.seq) {
 		dv = []*liveDelete{d}
@@ -90,14 +112,24 @@ func (x *deleteIndex) forFile(path, partition string, seq int64) (pos, eq, dv []
 		pos = appendIf(pos, x.posByRef[path], func(d *liveDelete) bool { return d.seq >= seq })
 		pos = appendIf(pos, x.posByPart[partition], func(d *liveDelete) bool { return d.seq >= seq && d.paths.mayHold(path) })
 	}
-	eq = appendIf(eq, x.eqGlobal, func(d *liveDelete) bool { return d.seq > seq })
+	older := func(d *liveDelete) bool { return d.seq > seq }
+	eq = appendIf(eq, x.eqGlobal, older)
+	reaches := []string{""}
 	if partition != "" {
-		eq = appendIf(eq, x.eqByPart[partition], func(d *liveDelete) bool { return d.seq > seq })
+		eq = appendIf(eq, x.eqByPart[partition], older)
+		reaches = append(reaches, partition)
+	}
+	for _, reach := range reaches {
+		for _, g := range x.groups[reach] {
+			var ok bool
+			eq, ok = g.touching(eq, seq, kb, x.classes)
+			known = known && ok
+		}
 	}
 	byPath := func(a, b *liveDelete) int { return strings.Compare(a.path, b.path) }
 	slices.SortFunc(pos, byPath)
 	slices.SortFunc(eq, byPath)
-	return pos, eq, dv
+	return pos, eq, dv, known
 }
 
 func appendIf(out, from []*liveDelete, ok func(*liveDelete) bool) []*liveDelete {
@@ -111,11 +143,11 @@ func appendIf(out, from []*liveDelete, ok func(*liveDelete) bool) []*liveDelete 
 
 // fingerprint identifies the delete files that apply to a data file: the
 // first 12 bytes of the SHA-256 of their sorted tokens, "" when none
-// apply. Format: never change (it names segments).
-func (x *deleteIndex) fingerprint(path, partition string, seq int64) string {
-	pos, eq, dv := x.forFile(path, partition, seq)
+// apply. Format: never change (it names segments). known is forFile's.
+func (x *deleteIndex) fingerprint(path, partition string, seq int64, kb checkpoint.KeyBounds) (string, bool) {
+	pos, eq, dv, known := x.forFile(path, partition, seq, kb)
 	if len(pos)+len(eq)+len(dv) == 0 {
-		return ""
+		return "", known
 	}
 	tokens := make([]string, 0, len(pos)+len(eq)+len(dv))
 	for _, list := range [][]*liveDelete{pos, eq, dv} {
@@ -126,12 +158,12 @@ func (x *deleteIndex) fingerprint(path, partition string, seq int64) string {
 	slices.Sort(tokens)
 	tokens = slices.Compact(tokens)
 	sum := sha256.Sum256([]byte(strings.Join(tokens, "\n")))
-	return hex.EncodeToString(sum[:12])
+	return hex.EncodeToString(sum[:12]), known
 }
 
 // task is the scan task reading a whole data file with its deletes.
-func (x *deleteIndex) task(df iceberg.DataFile, partition string, seq int64) table.FileScanTask {
-	pos, eq, dv := x.forFile(df.FilePath(), partition, seq)
+func (x *deleteIndex) task(df iceberg.DataFile, partition string, seq int64, kb checkpoint.KeyBounds) table.FileScanTask {
+	pos, eq, dv, _ := x.forFile(df.FilePath(), partition, seq, kb)
 	t := table.FileScanTask{
 		File: df, DeleteFiles: dataFiles(pos), EqualityDeleteFiles: dataFiles(eq), DeletionVectorFiles: dataFiles(dv),
 		Start: 0, Length: df.FileSizeBytes(), FirstRowID: df.FirstRowID(),

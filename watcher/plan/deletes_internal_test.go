@@ -41,15 +41,15 @@ func TestDeleteIndex_ForFile(t *testing.T) {
 		{"dv of another file", dv("d", "b", 9), false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			x, err := newDeleteIndex([]liveDelete{c.del})
+			x, err := newDeleteIndex([]liveDelete{c.del}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			p, e, d := x.forFile("a", "0/p", 5)
+			p, e, d, _ := x.forFile("a", "0/p", 5, nil)
 			if got := len(p)+len(e)+len(d) == 1; got != c.want {
 				t.Fatalf("applies = %v, want %v", got, c.want)
 			}
-			if fp := x.fingerprint("a", "0/p", 5); (fp != "") != c.want {
+			if fp, _ := x.fingerprint("a", "0/p", 5, nil); (fp != "") != c.want {
 				t.Fatalf("fingerprint %q", fp)
 			}
 		})
@@ -64,19 +64,20 @@ func TestDeleteIndex_DVSupersedesPositionDeletes(t *testing.T) {
 		{path: "e1", kind: eqDelete, seq: 7, token: "eq:e1"},
 		{path: "v1", kind: dvDelete, ref: "a", seq: 8, token: "dv:v1@4"},
 	}
-	x, err := newDeleteIndex(dels)
+	x, err := newDeleteIndex(dels, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, e, d := x.forFile("a", "", 5)
+	p, e, d, _ := x.forFile("a", "", 5, nil)
 	if len(p) != 0 || len(e) != 1 || len(d) != 1 {
 		t.Fatalf("pos %d eq %d dv %d, want 0 1 1", len(p), len(e), len(d))
 	}
-	y, _ := newDeleteIndex([]liveDelete{dels[2], dels[1], dels[0]})
-	if x.fingerprint("a", "", 5) != y.fingerprint("a", "", 5) {
+	y, _ := newDeleteIndex([]liveDelete{dels[2], dels[1], dels[0]}, nil)
+	fx, _ := x.fingerprint("a", "", 5, nil)
+	if fy, _ := y.fingerprint("a", "", 5, nil); fx != fy {
 		t.Fatal("the fingerprint depends on the order delete files were read")
 	}
-	if _, err := newDeleteIndex(append(dels, liveDelete{path: "v2", kind: dvDelete, ref: "a", seq: 9})); err == nil ||
+	if _, err := newDeleteIndex(append(dels, liveDelete{path: "v2", kind: dvDelete, ref: "a", seq: 9}), nil); err == nil ||
 		!containsAll(err.Error(), "a", "v1", "v2") {
 		t.Fatalf("two deletion vectors for one file: want an error naming them, got %v", err)
 	}

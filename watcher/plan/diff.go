@@ -23,6 +23,7 @@ type comparison struct {
 	broken    map[string]bool // coalesced units of the checkpoint that lost or changed a member
 	merging   map[string]bool // checkpoint files a merge rebuilds (P10)
 	remapped  *remapping      // groups whose new files take over their segments (P11)
+	refresh   map[string]checkpoint.FileState
 	drop      []string
 	live      int
 	replacing bool
@@ -67,7 +68,11 @@ func (c *comparison) leaves(path string, old checkpoint.FileState) {
 // entries of the checkpointed files it must rebuild, or finds them
 // without the partition and data sequence number it needs.
 func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Plan, string, error) {
-	idx, err := newDeleteIndex(lv.deletes)
+	classes := j.classes
+	if j.p.opts.EqualityDeletesWholePartition {
+		classes = nil
+	}
+	idx, err := newDeleteIndex(lv.deletes, classes)
 	if err != nil {
 		return nil, "", fmt.Errorf("snapshot %d of table %s: %w", j.snap.SnapshotID, j.tableName, err)
 	}
@@ -79,12 +84,18 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 	out := j.newPlan()
 	var c *comparison
 	if lv.base != nil {
-		var reason string
-		if c, reason = j.compareFold(lv, cp, idx, rm); reason != "" {
+		var (
+			reason     string
+			unresolved []candidate
+		)
+		if c, unresolved, reason = j.compareFold(lv, cp, idx, rm); reason != "" {
 			return nil, reason, nil
 		}
+		if reason, err := j.settle(ctx, lv, cp, idx, c, unresolved); reason != "" || err != nil {
+			return nil, reason, err
+		}
 	} else {
-		c = compareAll(lv, cp, idx, rm)
+		c = compareAll(lv, cp, idx, rm, j.keyIDs)
 	}
 	if rm != nil {
 		out.Remaps, out.RemapFallback = rm.groups, strings.Join(rm.reasons, "; ")
@@ -93,6 +104,14 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 	j.p.merge(c, lv, cp)
 	out.Keep = keep(lv, cp, c)
 	out.Drop, out.LiveFiles, out.Replacing = c.drop, c.live, c.replacing
+	for path, fs := range c.refresh {
+		if !c.leave[path] { // a file regrouped or merged records its bounds when built
+			if out.Refresh == nil {
+				out.Refresh = map[string]checkpoint.FileState{}
+			}
+			out.Refresh[path] = fs
+		}
+	}
 	slices.Sort(out.Drop)
 	files, reason, err := j.buildFiles(ctx, lv, idx, c.pool)
 	if reason != "" || err != nil {
@@ -102,17 +121,22 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 	return out, "", nil
 }
 
-// compareAll compares every live file (full-state diff).
-func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapping) *comparison {
+// compareAll compares every live file (full-state diff). A kept file
+// whose checkpoint entry lacks the bounds of a key field is refreshed.
+func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapping, keyIDs []int) *comparison {
 	c := newComparison(rm)
 	for path, f := range lv.files {
 		c.live++
 		if rm.owns(path) {
 			continue
 		}
-		fp := idx.fingerprint(path, f.partition, f.dataSeq)
-		if old, ok := cp.Files[path]; !ok || old.DeleteFingerprint != fp {
+		fp, _ := idx.fingerprint(path, f.partition, f.dataSeq, f.bounds)
+		old, ok := cp.Files[path]
+		switch {
+		case !ok || old.DeleteFingerprint != fp:
 			c.rebuild(path, f, fp, old, ok)
+		case !recordsAll(old.KeyBounds, keyIDs):
+			c.refreshBounds(path, old, f.bounds)
 		}
 	}
 	for path, old := range cp.Files {
@@ -130,10 +154,13 @@ func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapp
 // without work, so a plan that only adds files costs one pass over the
 // checkpoint. A checkpoint written before files recorded their data
 // sequence number and partition is not folded (P5): the full-state diff
-// records them.
-func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapping) (*comparison, string) {
+// records them. Checkpoint files whose recorded key bounds lack a field an
+// equality delete that reaches them compares are returned unresolved
+// (settle decides them from their manifest entries).
+func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapping) (*comparison, []candidate, string) {
 	c := newComparison(rm)
 	c.live = len(cp.Files) - len(lv.gone)
+	var unresolved []candidate
 	for path, f := range lv.files {
 		old, ok := cp.Files[path]
 		if !ok {
@@ -142,7 +169,7 @@ func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, 
 		if rm.owns(path) {
 			continue
 		}
-		fp := idx.fingerprint(path, f.partition, f.dataSeq)
+		fp, _ := idx.fingerprint(path, f.partition, f.dataSeq, f.bounds)
 		if !ok || old.DeleteFingerprint != fp {
 			c.rebuild(path, f, fp, old, ok)
 		}
@@ -153,7 +180,7 @@ func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, 
 	seqs, parts, noDeletes := j.meta.Version() >= 2, j.allPartitioned(), idx.empty()
 	for path, fs := range cp.Files {
 		if seqs && fs.DataSeq < 1 || parts && fs.Partition == "" {
-			return nil, fmt.Sprintf("checkpoint has no data sequence number or partition for file %s "+
+			return nil, nil, fmt.Sprintf("checkpoint has no data sequence number or partition for file %s "+
 				"(written before they were recorded)", path)
 		}
 		if fs.DeleteFingerprint == "" && (noDeletes || !idx.mayApply(path, fs.Partition)) {
@@ -162,12 +189,72 @@ func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, 
 		if _, ok := lv.files[path]; ok || lv.gone[path] {
 			continue
 		}
-		fp := idx.fingerprint(path, fs.Partition, fs.DataSeq)
-		if fp != fs.DeleteFingerprint {
-			c.rebuild(path, liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}, fp, fs, true)
+		f := liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes, bounds: fs.KeyBounds}
+		fp, known := idx.fingerprint(path, fs.Partition, fs.DataSeq, fs.KeyBounds)
+		switch {
+		case !known:
+			unresolved = append(unresolved, candidate{path: path, f: f})
+		case fp != fs.DeleteFingerprint:
+			c.rebuild(path, f, fp, fs, true)
 		}
 	}
-	return c, ""
+	return c, unresolved, ""
+}
+
+// settle decides the checkpoint files compareFold could not from their
+// recorded key bounds (recorded before an equality delete compared those
+// fields): it looks up their manifest entries, as resolve does for files
+// to rebuild, and rebuilds those whose fingerprint changed.
+func (j *job) settle(ctx context.Context, lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, c *comparison,
+	unresolved []candidate) (string, error) {
+	if len(unresolved) == 0 {
+		return "", nil
+	}
+	resolved, reason, err := j.resolve(ctx, lv, unresolved)
+	if reason != "" || err != nil {
+		return reason, err
+	}
+	slices.SortFunc(unresolved, func(a, b candidate) int { return strings.Compare(a.path, b.path) })
+	for _, u := range unresolved {
+		e := resolved[u.path]
+		if e.partition != u.f.partition || e.seq != u.f.dataSeq {
+			return mismatch(u, e), nil
+		}
+		fs := cp.Files[u.path]
+		if fp, _ := idx.fingerprint(u.path, e.partition, e.seq, e.bounds); fp != fs.DeleteFingerprint {
+			c.rebuild(u.path, e.liveFile(), fp, fs, true)
+			continue
+		}
+		c.refreshBounds(u.path, fs, e.bounds)
+	}
+	return "", nil
+}
+
+// refreshBounds records a kept file's key bounds read from its manifest
+// entry (Plan.Refresh).
+func (c *comparison) refreshBounds(path string, fs checkpoint.FileState, kb checkpoint.KeyBounds) {
+	if c.refresh == nil {
+		c.refresh = map[string]checkpoint.FileState{}
+	}
+	fs.KeyBounds = kb
+	c.refresh[path] = fs
+}
+
+// recordsAll reports whether kb records every one of ids.
+func recordsAll(kb checkpoint.KeyBounds, ids []int) bool {
+	for _, id := range ids {
+		if _, ok := kb[id]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// mismatch is the reason to fall back when a checkpointed file's manifest
+// entry disagrees with the checkpoint.
+func mismatch(c candidate, e entry) string {
+	return fmt.Sprintf("checkpoint has partition %q, data sequence number %d for file %s; the snapshot has %q, %d",
+		c.f.partition, c.f.dataSeq, c.path, e.partition, e.seq)
 }
 
 // regroup puts the kept members of broken coalesced units in the pool: a
@@ -246,15 +333,15 @@ func (j *job) buildFiles(ctx context.Context, lv *live, idx *deleteIndex, pool [
 		if c.f.df == nil {
 			e := resolved[c.path]
 			if e.partition != c.f.partition || e.seq != c.f.dataSeq {
-				return nil, fmt.Sprintf("checkpoint has partition %q, data sequence number %d for file %s; "+
-					"the snapshot has %q, %d", c.f.partition, c.f.dataSeq, c.path, e.partition, e.seq), nil
+				return nil, mismatch(c, e), nil
 			}
-			c.f.df = e.df
+			c.f.df, c.f.bounds = e.df, e.bounds
 		}
 		df := c.f.df
 		out = append(out, File{
-			Path: c.path, Tasks: tasksOf(idx.task(df, c.f.partition, c.f.dataSeq)), DeleteFingerprint: c.fp,
+			Path: c.path, Tasks: tasksOf(idx.task(df, c.f.partition, c.f.dataSeq, c.f.bounds)), DeleteFingerprint: c.fp,
 			Partition: c.f.partition, DataSeq: c.f.dataSeq, Rows: df.Count(), SizeBytes: df.FileSizeBytes(),
+			KeyBounds: c.f.bounds,
 		})
 	}
 	return out, "", nil

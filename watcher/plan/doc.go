@@ -23,7 +23,8 @@
 //  2. Full-state diff (full.go): every manifest of the current snapshot.
 //
 // The comparison computes each live file's delete fingerprint from the
-// live delete files (deletes.go), keeps files whose fingerprint is the
+// live delete files and the keys of its equality delete files (deletes.go,
+// eqkeys.go), keeps files whose fingerprint is the
 // checkpoint's, builds the others and drops checkpoint files no longer
 // live. The fold recomputes the fingerprint only of checkpoint files a
 // live delete file may reach or that had delete files; the rest are kept
@@ -61,27 +62,69 @@
 //   - P1 Both ways give the same plan for the same table state and
 //     checkpoint: the same units (keys, files, fingerprints, tasks), the
 //     same kept and dropped files, the same remapped groups and remap
-//     fallback reason, and the same Replacing. Only Incremental and
-//     Fallback differ.
+//     fallback reason, and the same Replacing. Only Incremental, Fallback
+//     and Refresh (key bounds the fold had to look up, P2) differ.
+//
 //   - P2 A data file's delete fingerprint covers every live delete file
-//     that applies to it by the spec's rules, decided from the file's path,
-//     partition and data sequence number alone: a deletion vector
-//     referencing the file with data seq ≤ the DV's (position delete files
-//     then do not apply); a position delete file with seq ≥ the file's that
-//     references the file, or references none, has the file's partition
-//     and, when its manifest records file_path bounds, bounds that hold
-//     the file's path; an equality delete file with seq > the file's that
-//     has the file's partition or an unpartitioned spec (no column bounds
-//     are consulted: an equality delete rebuilds every older file of its
-//     partition, or of the table when unpartitioned). Delete files that
-//     delete no row (record count 0) are not live. The scan tasks of a
-//     built file carry exactly these delete files. The fingerprint is the
-//     first 12 bytes of the SHA-256 of the sorted tokens (pos:<path>,
-//     eq:<path>, dv:<path>@<offset>), "" when none apply.
+//     that may delete one of its rows by the spec's rules, decided from
+//     the file's path, partition, data sequence number and key bounds: a
+//     deletion vector referencing the file with data seq ≤ the DV's
+//     (position delete files then do not apply); a position delete file
+//     with seq ≥ the file's that references the file, or references none,
+//     has the file's partition and, when its manifest records file_path
+//     bounds, bounds that hold the file's path; an equality delete file
+//     with seq > the file's that has the file's partition or an
+//     unpartitioned spec, and one of whose keys lies within the file's
+//     lower and upper bounds of every compared equality field. Compared
+//     are fields of int, long, date, time, timestamp (µs), string, binary,
+//     fixed, uuid and boolean type; a field of another type, or without
+//     bounds for the file, rules nothing out, and a delete with a null key
+//     (or no compared field) may touch every file it reaches. So an
+//     equality delete rebuilds only the files whose bounds hold one of its
+//     keys, and a file no key can reach keeps its fingerprint and its
+//     segments. Delete files that delete no row (record count 0) are not
+//     live. The scan tasks of a built file carry exactly these delete
+//     files. The fingerprint is the first 12 bytes of the SHA-256 of the
+//     sorted tokens (pos:<path>, eq:<path>, dv:<path>@<offset>), "" when
+//     none apply.
+//
+//     Key bounds: a data file's bounds of the table's key fields (the
+//     current schema's identifier fields and the equality field ids of
+//     every live equality delete file) come from its manifest entry (data
+//     manifests are then read with column statistics, of which only those
+//     fields' bounds are kept) and are recorded in its checkpoint entry
+//     (FileState.KeyBounds, about 50 bytes of JSON per file for one long
+//     key), so the fold decides a checkpointed file without reading its
+//     manifest.
+//     A file recorded before an equality delete compared a field (a table
+//     without identifier fields, its files built before its first
+//     equality delete) is looked up in the manifests whose sequence number
+//     range holds it, as files to rebuild are, and the plan returns its
+//     bounds in Plan.Refresh for the run to record.
+//     Equality delete keys are read once per delete file, decoded into a
+//     sorted list cached by path (delete files are immutable) in the
+//     manifest cache's budget (about 40 bytes per long key). The keys of
+//     the delete files of one reach (a partition, or the table) that
+//     compare the same fields are merged into one sorted list, each key
+//     with its delete file (eqgroup.go), so deciding a file costs one
+//     binary search per such group by the file's bounds of the first
+//     compared field, then a check of the keys in range (their delete
+//     file's sequence number, their other fields), however many delete
+//     files have piled up. The design's numbers: no bytes per row (no
+//     per-row index), about 50 bytes of checkpoint per file; false
+//     positives are the keys inside a file's bounds that the file does
+//     not hold: none for disjoint key ranges (a CDC table keyed by a
+//     growing id, or files sorted by key) but for keys deleted before,
+//     and every file for keys whose files all span the key range (random
+//     keys, unsorted files), which then rebuild as before. A per-file key
+//     index (a Bloom filter of ~10 bits per row for 1% false positives)
+//     would narrow that case; floe keeps none yet.
+//
 //   - P3 A partition key is "" for a file of an unpartitioned spec, else
 //     "<spec id>/<field id>=<type>:<quoted value>,..." in spec order; two
 //     files have the same key exactly when they are in the same partition
 //     of the same spec.
+//
 //   - P4 The fold reads the current snapshot's manifest list, the manifest
 //     lists of the snapshots since the checkpoint, the data manifests those
 //     snapshots wrote with added or deleted entries, and the delete
@@ -90,6 +133,7 @@
 //     replaces (compaction) without delete changes always fold. (The
 //     full-state diff also reads the data manifests the replace snapshots
 //     since the checkpoint wrote, for P11.)
+//
 //   - P5 The full-state diff runs, and Plan.Fallback says why, when: there
 //     is no checkpointed snapshot; the table UUID changed (re-created);
 //     the checkpointed snapshot is not an ancestor of the current one
@@ -102,6 +146,7 @@
 //     a manifest the fold needs cannot be read; or rebuilding checkpointed
 //     files would read more than half of the data manifests not yet cached
 //     (a delete-heavy change, for which reading them all once is as cheap).
+//
 //   - P6 Units: a file of at least CoalesceBelowBytes is a unit on its
 //     own, keyed <table>_<hash(path, fingerprint)> (the names floe always
 //     gave single files); smaller files are packed per partition, sorted
@@ -112,17 +157,21 @@
 //     members are packed again with the other files the run builds. Only
 //     files the run must build are packed: a kept file moves only in a
 //     merge (P10).
+//
 //   - P7 Manifests and manifest lists are cached by path (Iceberg never
 //     rewrites them) within CacheBytes, least recently used first out, for
 //     every table the Planner serves. Planning a snapshot whose manifests
 //     are all cached reads no file.
+//
 //   - P8 Plan.Replacing is true exactly when a file is dropped or a unit
 //     to build holds a file of the checkpoint (changed, a member of a
 //     broken unit, or merged, P10); a plan that only adds files can be
 //     pushed without a replacement.
+//
 //   - P9 DecodeUnit(EncodeUnit(u)) reads the same rows as u through
 //     table.Scan.ReadTasks: data files and their position, equality and
 //     deletion-vector delete files carry every field reading needs.
+//
 //   - P10 Merge: a checkpointed unit is small when all its files are
 //     below CoalesceBelowBytes and together too; its tier is
 //     floor(log_M(its bytes)) for M = MergeSmallUnits. When one tier of a

@@ -28,17 +28,17 @@ func (j *job) fold(ctx context.Context, cp checkpoint.Checkpoint) (*live, string
 		return nil, reason, nil
 	}
 	lv := &live{base: cp.Files, gone: map[string]bool{}, files: map[string]liveFile{}}
-	for i := len(between) - 1; i >= 0; i-- { // oldest first
-		if err := j.foldSnapshot(ctx, lv, between[i]); err != nil {
-			return foldFailed(ctx, err)
-		}
-	}
 	ms, err := j.manifests(ctx, *j.snap)
 	if err != nil {
 		return foldFailed(ctx, err)
 	}
 	if err := j.readDeletes(ctx, lv, ms); err != nil {
 		return foldFailed(ctx, err)
+	}
+	for i := len(between) - 1; i >= 0; i-- { // oldest first
+		if err := j.foldSnapshot(ctx, lv, between[i]); err != nil {
+			return foldFailed(ctx, err)
+		}
 	}
 	if reason := countReason(lv, ms, j.snap.SnapshotID); reason != "" {
 		return nil, reason, nil
@@ -107,7 +107,7 @@ func (j *job) foldSnapshot(ctx context.Context, lv *live, s table.Snapshot) erro
 			path := e.df.FilePath()
 			switch e.status {
 			case iceberg.EntryStatusADDED:
-				lv.files[path] = liveFile{partition: e.partition, dataSeq: e.seq, size: e.df.FileSizeBytes(), df: e.df}
+				lv.files[path] = e.liveFile()
 				delete(lv.gone, path)
 			case iceberg.EntryStatusDELETED:
 				delete(lv.files, path)
@@ -122,7 +122,10 @@ func (j *job) foldSnapshot(ctx context.Context, lv *live, s table.Snapshot) erro
 
 // readDeletes reads the live delete files of the snapshot from all its
 // delete manifests (cached: only manifests new since the last plan are
-// read) and keeps its data manifests for resolving base files.
+// read), fixes the job's key fields, reads the keys of its equality
+// delete files and keeps its data manifests for resolving base files.
+// It runs before any data manifest is read (they are read with the key
+// fields' bounds).
 func (j *job) readDeletes(ctx context.Context, lv *live, ms []iceberg.ManifestFile) error {
 	var dels []iceberg.ManifestFile
 	for _, m := range ms {
@@ -146,7 +149,8 @@ func (j *job) readDeletes(ctx context.Context, lv *live, ms []iceberg.ManifestFi
 			}
 		}
 	}
-	return nil
+	j.setKeyFields(lv.deletes)
+	return j.loadKeys(ctx, lv.deletes)
 }
 
 // countReason checks the fold against the manifest list: the snapshot's

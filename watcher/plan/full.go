@@ -8,22 +8,24 @@ import (
 )
 
 // full reads the live state of the snapshot from every one of its
-// manifests (the full-state diff). Manifests read before, by any plan of
-// this Planner, come from the cache.
+// manifests (the full-state diff): the delete manifests first, which fix
+// the key fields whose bounds the data manifests are read with.
+// Manifests read before, by any plan of this Planner, come from the
+// cache.
 func (j *job) full(ctx context.Context) (*live, error) {
 	ms, err := j.manifests(ctx, *j.snap)
 	if err != nil {
 		return nil, err
 	}
-	all, err := j.readAll(ctx, ms)
+	lv := &live{files: map[string]liveFile{}}
+	if err := j.readDeletes(ctx, lv, ms); err != nil {
+		return nil, fmt.Errorf("snapshot %d: %w", j.snap.SnapshotID, err)
+	}
+	all, err := j.readAll(ctx, lv.dataManifests)
 	if err != nil {
 		return nil, err
 	}
-	lv := &live{files: map[string]liveFile{}}
-	for i, m := range ms {
-		if m.ManifestContent() == iceberg.ManifestContentData {
-			lv.dataManifests = append(lv.dataManifests, m)
-		}
+	for i, m := range lv.dataManifests {
 		for _, e := range all[i] {
 			if e.status == iceberg.EntryStatusDELETED {
 				continue
@@ -42,7 +44,7 @@ func (lv *live) addEntry(m iceberg.ManifestFile, e entry) error {
 		if e.df.ContentType() != iceberg.EntryContentData {
 			return fmt.Errorf("data manifest %s holds delete file %s", m.FilePath(), e.df.FilePath())
 		}
-		lv.files[e.df.FilePath()] = liveFile{partition: e.partition, dataSeq: e.seq, size: e.df.FileSizeBytes(), df: e.df}
+		lv.files[e.df.FilePath()] = e.liveFile()
 		return nil
 	}
 	if e.df.Count() == 0 {

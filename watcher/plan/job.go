@@ -19,6 +19,10 @@ type job struct {
 	snap      *table.Snapshot
 	fs        iceio.IO
 	specs     map[int32]iceberg.PartitionSpec
+	// keyIDs are the table's key fields and classes how their values
+	// compare (keyFields), fixed once the live delete files are known.
+	keyIDs  []int
+	classes map[int]keyClass
 }
 
 func (p *Planner) newJob(ctx context.Context, tableName string, tbl *table.Table, snap *table.Snapshot) (*job, error) {

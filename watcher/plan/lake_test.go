@@ -23,17 +23,24 @@ import (
 )
 
 // lakeConfig shapes a test table: (id long, p int, v string), optionally
-// partitioned by identity(p).
+// partitioned by identity(p), optionally keyed (id is the schema's
+// identifier field, so the planner records key bounds before the first
+// equality delete).
 type lakeConfig struct {
 	version     int
 	partitioned bool
+	keyed       bool
 }
 
 func (c lakeConfig) String() string {
+	s := fmt.Sprintf("v%d", c.version)
 	if c.partitioned {
-		return fmt.Sprintf("v%d-partitioned", c.version)
+		s += "-partitioned"
 	}
-	return fmt.Sprintf("v%d", c.version)
+	if c.keyed {
+		s += "-keyed"
+	}
+	return s
 }
 
 // lake is a real Iceberg table written by iceberg-go in a SQL catalog on
@@ -74,8 +81,12 @@ func openLake(t testing.TB, dir, catalogName string) *lake {
 	return &lake{t: t, dir: dir, db: db, cat: cat, ident: table.Identifier{"ns", "events"}}
 }
 
-func lakeSchema() *iceberg.Schema {
-	return iceberg.NewSchema(0,
+func lakeSchema(keyed bool) *iceberg.Schema {
+	ids := []int{}
+	if keyed {
+		ids = []int{1}
+	}
+	return iceberg.NewSchemaWithIdentifiers(0, ids,
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
 		iceberg.NestedField{ID: 2, Name: "p", Type: iceberg.PrimitiveTypes.Int32, Required: true},
 		iceberg.NestedField{ID: 3, Name: "v", Type: iceberg.PrimitiveTypes.String})
@@ -93,7 +104,7 @@ func (l *lake) create(cfg lakeConfig) {
 			Transform: iceberg.IdentityTransform{}, Name: "p"})
 		opts = append(opts, catalog.WithPartitionSpec(&spec))
 	}
-	if _, err := l.cat.CreateTable(ctx, l.ident, lakeSchema(), opts...); err != nil {
+	if _, err := l.cat.CreateTable(ctx, l.ident, lakeSchema(cfg.keyed), opts...); err != nil {
 		l.t.Fatal(err)
 	}
 }

@@ -17,6 +17,9 @@ type liveFile struct {
 	// df is the file's manifest entry; nil when the file is known only
 	// from the checkpoint (fold).
 	df iceberg.DataFile
+	// bounds are the file's bounds of the key fields (P2): from its
+	// manifest entry, or as the checkpoint recorded them.
+	bounds checkpoint.KeyBounds
 }
 
 // deleteKind is how a delete file deletes rows.
@@ -42,6 +45,7 @@ type liveDelete struct {
 	token string
 	df    iceberg.DataFile
 	paths pathBounds // file_path bounds of a position delete file
+	keys  *eqKeys    // keys of an equality delete file (loadKeys)
 }
 
 func newLiveDelete(e entry) (liveDelete, error) {

@@ -7,6 +7,8 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/floehq/floe/checkpoint"
 )
 
 // readParallelism bounds concurrent manifest reads of one plan.
@@ -22,6 +24,12 @@ type entry struct {
 	partition  string
 	df         iceberg.DataFile
 	paths      pathBounds
+	bounds     checkpoint.KeyBounds // a data file's bounds of the key fields
+}
+
+// liveFile is what the planner keeps of a live data file's entry.
+func (e entry) liveFile() liveFile {
+	return liveFile{partition: e.partition, dataSeq: e.seq, size: e.df.FileSizeBytes(), df: e.df, bounds: e.bounds}
 }
 
 // pathBounds are the lower and upper bounds of a position delete file's
@@ -44,10 +52,15 @@ func (b pathBounds) mayHold(path string) bool {
 
 // newEntry keeps what the planner needs of a manifest entry; delete
 // manifests are read with statistics, which only position delete files'
-// file_path bounds survive.
-func newEntry(e iceberg.ManifestEntry, partition string) entry {
+// file_path bounds survive, and so are data manifests when the table has
+// key fields, of which only those fields' bounds survive.
+func newEntry(e iceberg.ManifestEntry, partition string, keyIDs []int) entry {
 	df := e.DataFile()
 	out := entry{status: e.Status(), snapshotID: e.SnapshotID(), seq: e.SequenceNum(), partition: partition, df: df}
+	if df.ContentType() == iceberg.EntryContentData && len(keyIDs) > 0 {
+		out.bounds = keyBoundsOf(df, keyIDs)
+		out.df = iceberg.DataFileWithoutColumnStats(df)
+	}
 	if df.ContentType() == iceberg.EntryContentPosDeletes {
 		if v, ok := df.LowerBoundValues()[filePathFieldID]; ok {
 			out.paths.lower, out.paths.hasLower = string(v), true
@@ -90,7 +103,7 @@ func (j *job) manifests(ctx context.Context, snap table.Snapshot) ([]iceberg.Man
 // entries returns every entry of manifest m (ADDED, EXISTING and DELETED),
 // cached by the manifest's path.
 func (j *job) entries(ctx context.Context, m iceberg.ManifestFile) ([]entry, error) {
-	key := "manifest:" + m.FilePath()
+	key := j.entriesKey(m)
 	if v, ok := j.p.cache.get(key); ok {
 		return v.([]entry), nil
 	}
@@ -101,7 +114,8 @@ func (j *job) entries(ctx context.Context, m iceberg.ManifestFile) ([]entry, err
 		out  []entry
 		size = int64(len(key)) + 64
 	)
-	proj := iceberg.ManifestEntryProjection{IncludePruningStats: m.ManifestContent() == iceberg.ManifestContentDeletes}
+	proj := iceberg.ManifestEntryProjection{IncludePruningStats: m.ManifestContent() == iceberg.ManifestContentDeletes ||
+		len(j.keyIDs) > 0}
 	for e, err := range iceberg.EntriesWithProjection(j.fs, m, false, proj) {
 		if err != nil {
 			return nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
@@ -111,9 +125,9 @@ func (j *job) entries(ctx context.Context, m iceberg.ManifestFile) ([]entry, err
 		if err != nil {
 			return nil, fmt.Errorf("read manifest %s: %w", m.FilePath(), err)
 		}
-		en := newEntry(e, part)
+		en := newEntry(e, part, j.keyIDs)
 		out = append(out, en)
-		size += entrySize(df, part) + int64(len(en.paths.lower)+len(en.paths.upper))
+		size += entrySize(df, part) + int64(len(en.paths.lower)+len(en.paths.upper)) + keyBoundsSize(en.bounds)
 	}
 	j.p.cache.put(key, out, size)
 	return out, nil

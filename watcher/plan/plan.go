@@ -26,6 +26,9 @@ type File struct {
 	// Rows is the file's record count (before deletes).
 	Rows      int64
 	SizeBytes int64
+	// KeyBounds are the file's bounds of the table's key fields (P2),
+	// recorded in its checkpoint entry.
+	KeyBounds checkpoint.KeyBounds
 }
 
 // Unit is what one build turns into segments: one data file, or several
@@ -52,7 +55,7 @@ func (u Unit) FileStates(segments []string, rows int64) map[string]checkpoint.Fi
 	for i, f := range u.Files {
 		fs := checkpoint.FileState{
 			DeleteFingerprint: f.DeleteFingerprint, Segments: slices.Clone(segments), SizeBytes: f.SizeBytes,
-			Partition: f.Partition, DataSeq: f.DataSeq,
+			Partition: f.Partition, DataSeq: f.DataSeq, KeyBounds: f.KeyBounds,
 		}
 		if i == 0 {
 			fs.Rows = rows
@@ -87,6 +90,11 @@ type Plan struct {
 	// RemapFallback says why groups that replace snapshots rewrote are
 	// rebuilt instead of remapped ("" when none is).
 	RemapFallback string
+	// Refresh are kept files whose checkpoint entry should record key
+	// bounds the plan had to read from their manifests (P2): the entry as
+	// kept, KeyBounds replaced. A run writes them with its commit, so
+	// later plans decide those files from the checkpoint alone.
+	Refresh map[string]checkpoint.FileState
 	// Replacing: Build or Drop touch something Pinot holds (a dropped
 	// file, a changed file, a regrouped or merged member), so the run must swap
 	// atomically. Pure additions leave it false.
@@ -114,9 +122,14 @@ type Options struct {
 	// again into one (P10; 0: never).
 	MergeSmallUnits int
 	// CacheBytes bounds the cache of decoded manifests and manifest lists
-	// shared by every plan of the Planner (0: DefaultCacheBytes; negative:
-	// no cache).
+	// (and of equality delete keys) shared by every plan of the Planner
+	// (0: DefaultCacheBytes; negative: no cache).
 	CacheBytes int64
+	// EqualityDeletesWholePartition applies every equality delete to
+	// every older file of its partition, whatever its keys, as floe did
+	// before it compared keys with key bounds (P2). For benchmarks that
+	// measure the difference; never set in production.
+	EqualityDeletesWholePartition bool
 }
 
 // Defaults.

@@ -141,7 +141,7 @@ func TestPlanner_Plan_PropertyPyIceberg(t *testing.T) {
 			name += "-merge"
 		}
 		t.Run(name, func(t *testing.T) {
-			runProperty(t, newPyWriter(t, c.cfg, c.merge), 45, seed, i)
+			_ = runProperty(t, newPyWriter(t, c.cfg, c.merge), 45, seed, i)
 		})
 	}
 }

@@ -282,8 +282,12 @@ func (j *job) remapGroup(comp []string, lv *live, cp checkpoint.Checkpoint, idx 
 			return nil, reason
 		}
 		newRows += rows
-		out.Files[path] = checkpoint.FileState{DeleteFingerprint: idx.fingerprint(path, f.partition, f.dataSeq),
-			Rows: rows, SizeBytes: f.size, Partition: f.partition, DataSeq: f.dataSeq}
+		fp, known := idx.fingerprint(path, f.partition, f.dataSeq, f.bounds)
+		if !known {
+			return nil, fmt.Sprintf("the key bounds of compacted file %s do not decide which equality deletes reach it", path)
+		}
+		out.Files[path] = checkpoint.FileState{DeleteFingerprint: fp, Rows: rows, SizeBytes: f.size,
+			Partition: f.partition, DataSeq: f.dataSeq, KeyBounds: f.bounds}
 	}
 	segs := map[string]bool{}
 	for _, path := range g.old {
@@ -364,7 +368,7 @@ func (h *history) lineage(g groupFiles, cp checkpoint.Checkpoint) string {
 // gives a reason instead.
 func (h *history) rowsAfterDeletes(path string, f liveFile, idx *deleteIndex) (int64, string) {
 	rows := f.df.Count()
-	pos, eq, dv := idx.forFile(path, f.partition, f.dataSeq)
+	pos, eq, dv, _ := idx.forFile(path, f.partition, f.dataSeq, f.bounds)
 	for _, d := range slices.Concat(pos, eq, dv) {
 		if op, ok := h.ops[d.snapshotID]; ok && op != table.OpReplace {
 			return 0, fmt.Sprintf("delete file %s of snapshot %d (%s) applies to compacted file %s",

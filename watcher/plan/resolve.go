@@ -38,7 +38,7 @@ func (j *job) resolve(ctx context.Context, lv *live, pool []candidate) (map[stri
 			continue
 		}
 		cands = append(cands, m)
-		if !j.p.cache.has("manifest:" + m.FilePath()) {
+		if !j.p.cache.has(j.entriesKey(m)) {
 			uncached++
 		}
 	}

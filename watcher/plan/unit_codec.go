@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
+
+	"github.com/floehq/floe/checkpoint"
 )
 
 // unitFormat is the version of the encoded unit. Format: append versions,
@@ -34,6 +36,9 @@ type fileRecord struct {
 	Rows              int64        `json:"rows"`
 	SizeBytes         int64        `json:"sizeBytes"`
 	Tasks             []taskRecord `json:"tasks"`
+	// KeyBounds are File.KeyBounds (absent from units encoded before
+	// they were recorded: the file's checkpoint entry then has none).
+	KeyBounds checkpoint.KeyBounds `json:"keyBounds,omitempty"`
 }
 
 type taskRecord struct {
@@ -82,7 +87,8 @@ func EncodeUnit(u Unit) ([]byte, error) {
 	rec := unitRecord{V: unitFormat, Key: u.Key, Files: make([]fileRecord, len(u.Files))}
 	for i, f := range u.Files {
 		fr := fileRecord{Path: f.Path, DeleteFingerprint: f.DeleteFingerprint, Partition: f.Partition,
-			DataSeq: f.DataSeq, Rows: f.Rows, SizeBytes: f.SizeBytes, Tasks: make([]taskRecord, len(f.Tasks))}
+			DataSeq: f.DataSeq, Rows: f.Rows, SizeBytes: f.SizeBytes, Tasks: make([]taskRecord, len(f.Tasks)),
+			KeyBounds: f.KeyBounds}
 		for k, t := range f.Tasks {
 			tr, err := encodeTask(t)
 			if err != nil {
@@ -169,7 +175,7 @@ func DecodeUnit(b []byte, tbl *table.Table) (Unit, error) {
 	u := Unit{Key: rec.Key, Files: make([]File, len(rec.Files))}
 	for i, fr := range rec.Files {
 		f := File{Path: fr.Path, DeleteFingerprint: fr.DeleteFingerprint, Partition: fr.Partition, DataSeq: fr.DataSeq,
-			Rows: fr.Rows, SizeBytes: fr.SizeBytes, Tasks: make([]table.FileScanTask, len(fr.Tasks))}
+			Rows: fr.Rows, SizeBytes: fr.SizeBytes, Tasks: make([]table.FileScanTask, len(fr.Tasks)), KeyBounds: fr.KeyBounds}
 		for k, tr := range fr.Tasks {
 			t, err := decodeTask(tr, tbl.Metadata())
 			if err != nil {

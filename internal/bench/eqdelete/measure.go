@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/bench/cli"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher"
+	"github.com/floehq/floe/watcher/plan"
+)
+
+// result is one contender's means per measured commit.
+type result struct {
+	contender
+	cpu, wall       float64 // s
+	rowsWritten     float64 // rows the run wrote into segments
+	rowsHeld        float64 // live rows of the files holding a deleted key, plus the new file's
+	filesHit        float64 // files holding a deleted key
+	replaced, built float64 // segments replaced and built
+	maxReplaced     int
+}
+
+const (
+	tableName = "events"
+	schemaJS  = `{"schemaName":"events","dimensionFieldSpecs":[{"name":"id","dataType":"LONG"},{"name":"v","dataType":"STRING"}]}`
+)
+
+// seedBuilder writes a placeholder tarball while seeding (the first sync
+// of the whole table is not what is measured), then the real builder.
+type seedBuilder struct {
+	seeding atomic.Bool
+	real    watcher.IcebergBuilder
+}
+
+func (b *seedBuilder) Build(ctx context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
+	if !b.seeding.Load() {
+		return b.real.Build(ctx, req)
+	}
+	name := req.SegmentName(0)
+	p := filepath.Join(req.OutDir, name+".tar.gz")
+	if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+		return watcher.BuildResult{}, err
+	}
+	res := watcher.BuildResult{Segments: []pinot.Segment{{Name: name, TarPath: p}}, FileRows: map[string]int64{}}
+	for _, f := range req.Unit.Files {
+		res.FileRows[f.Path] = f.Rows
+		res.Rows += f.Rows
+	}
+	return res, nil
+}
+
+// measure seeds a watcher on the table as it is, then measures commits
+// of one new file and an equality delete, each followed by a run.
+func measure(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct contender, dir string) (result, error) {
+	store := checkpoint.NewMemory()
+	if err := store.CreateTable(ctx, checkpoint.Table{Name: tableName, Connection: "bench", Namespace: "bench",
+		Source: "events", SchemaJSON: []byte(schemaJS), TableConfigJSON: []byte(`{"tableName":"events","tableType":"OFFLINE"}`)}); err != nil {
+		return result{}, err
+	}
+	b := &seedBuilder{}
+	b.seeding.Store(true)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{c}, Builder: b, Uploader: pinot.NewLocalDir(filepath.Join(dir, "pinot")),
+		Planner: plan.New(plan.Options{EqualityDeletesWholePartition: ct.whole})},
+		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 1 << 20})
+	if _, err := w.RunOnce(ctx, tableName, "bench", nil); err != nil {
+		return result{}, fmt.Errorf("seed: %w", err)
+	}
+	b.seeding.Store(false)
+	r := result{contender: ct}
+	for i := 0; i <= o.commits; i++ { // the first commit warms up
+		ks := keys.pick(c.files, o.deletes, ct.recent)
+		held, hit := keys.held(ks)
+		if err := c.commit(ctx, 1, ks); err != nil {
+			return result{}, err
+		}
+		keys.remember(ks)
+		cpu0, t0 := cli.CPUTime(), time.Now()
+		run, err := w.RunOnce(ctx, tableName, "bench", nil)
+		if err != nil {
+			return result{}, err
+		}
+		if run.Status != checkpoint.RunCompleted {
+			return result{}, fmt.Errorf("run %s: %s", run.Status, run.Error)
+		}
+		if i == 0 {
+			continue
+		}
+		r.add(cli.CPUTime()-cpu0, time.Since(t0), run, held+int64(o.rows), hit)
+	}
+	r.mean(o.commits)
+	return r, nil
+}
+
+func (r *result) add(cpu, wall time.Duration, run checkpoint.Run, held int64, hit int) {
+	r.cpu += cpu.Seconds()
+	r.wall += wall.Seconds()
+	r.rowsWritten += float64(run.Rows)
+	r.rowsHeld += float64(held)
+	r.filesHit += float64(hit)
+	r.replaced += float64(run.SegmentsDeleted)
+	r.built += float64(run.SegmentsGenerated)
+	r.maxReplaced = max(r.maxReplaced, run.SegmentsDeleted)
+}
+
+func (r *result) mean(n int) {
+	for _, v := range []*float64{&r.cpu, &r.wall, &r.rowsWritten, &r.rowsHeld, &r.filesHit, &r.replaced, &r.built} {
+		*v /= float64(n)
+	}
+}

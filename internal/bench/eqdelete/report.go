@@ -1,0 +1,47 @@
+package main
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/floehq/floe/internal/bench/report"
+)
+
+const (
+	reportBegin = "<!-- bench-eqdelete:begin -->"
+	reportEnd   = "<!-- bench-eqdelete:end -->"
+)
+
+func renderReport(o options, rs []result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", reportBegin)
+	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work. Table: %d files × %d rows, id ranges "+
+		"disjoint per file, `id` the identifier field; each commit appends one file of %d rows and deletes %d keys by "+
+		"equality; a whole run (plan, build with the real builder, push to the local-directory sink, commit) follows "+
+		"each. Means of %d commits per contender after one warm-up; contenders run in this order on one table.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.files, o.rows, o.rows,
+		o.deletes, o.commits)
+	b.WriteString("| equality deletes apply to | CPU s / commit | wall s | rows written | rows of the hit files + new file | " +
+		"files hit | segments replaced (max) | segments built |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.0f | %.0f | %.1f | %.1f (%d) | %.1f |\n", r.name, r.cpu, r.wall,
+			r.rowsWritten, r.rowsHeld, r.filesHit, r.replaced, r.maxReplaced, r.built)
+	}
+	if len(rs) == 3 && rs[1].cpu > 0 && rs[2].cpu > 0 {
+		fmt.Fprintf(&b, "\nCPU per commit, random keys: key bounds **%.1f×** less than every older file "+
+			"(target ≥10×); recent keys **%.1f×** less.\n", rs[0].cpu/rs[1].cpu, rs[0].cpu/rs[2].cpu)
+	}
+	fmt.Fprintf(&b, "%s\n", reportEnd)
+	return b.String()
+}
+
+// reportBlock is the benchmark's block of the report.
+func reportBlock() report.Block {
+	return report.Block{Begin: reportBegin, End: reportEnd, Section: "## Equality deletes (CDC upserts)\n\n" +
+		"An equality delete rebuilds only the segments whose files' key bounds hold one of its keys " +
+		"(`watcher/plan/doc.go`, P2). `make bench-eqdelete` (`internal/bench/eqdelete`) measures a CDC writer's " +
+		"commits against the rule floe had before, under which every equality delete rebuilt every older file of " +
+		"its partition (kept as a planner option for this comparison)."}
+}

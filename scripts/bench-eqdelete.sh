@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Equality-delete benchmark: a CDC writer's commits (one appended file and
+# an equality delete of existing keys each) on a table of disjoint id
+# ranges per file, whole runs with key bounds compared vs the rule floe
+# had before (every older file rebuilt). Rewrites the generated block of
+# docs/benchmarks.md.
+# Usage: scripts/bench-eqdelete.sh [eqbench flags, e.g. -files 1000 -rows 2000 -commits 3]
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+mkdir -p .cache/bench
+go build -o .cache/bench/eqbench ./internal/bench/eqdelete
+exec .cache/bench/eqbench -dir .cache/bench/eqdelete -report docs/benchmarks.md "$@"
