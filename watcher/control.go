@@ -30,6 +30,9 @@ func (w *Watcher) startRun(ctx context.Context, name, trigger string) (string, e
 	}
 	st.running = true
 	st.runID = newRunID(w.clock.Now())
+	if trigger == triggerNotify {
+		w.notifyStartedLocked(st, w.clock.Now())
+	}
 	t, id := st.table, st.runID
 	w.mu.Unlock()
 
@@ -174,6 +177,9 @@ func (w *Watcher) notLeased(ctx context.Context, run checkpoint.Run, err error) 
 	switch {
 	case errors.Is(err, checkpoint.ErrLeaseHeld) && fired(run.Trigger):
 		w.log.Debug("run skipped: another replica holds the lease", slog.String(attrTable, run.Table))
+		if run.Trigger == triggerNotify {
+			w.notifyLeaseHeld(run.Table)
+		}
 	case errors.Is(err, checkpoint.ErrLeaseHeld):
 		w.record(ctx, run)
 	case errors.Is(err, checkpoint.ErrNotFound):
