@@ -97,6 +97,8 @@ func (w *Watcher) refuse(ctx context.Context, run checkpoint.Run, lease checkpoi
 	switch {
 	case errors.Is(err, ErrTableDeleted):
 		run.Status = checkpoint.RunSkipped
+	case errors.Is(err, errNotifyCovered):
+		run.Status = checkpoint.RunCompleted // nothing to do, like ErrNoChange
 	case errors.Is(err, ErrNotAdmitted):
 		run.Status = checkpoint.RunSkipped
 		if !fired(run.Trigger) {

@@ -137,6 +137,9 @@ func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger 
 	if t, err = w.admit(ctx, t, trigger); err != nil {
 		return w.refuse(ctx, run, lease, err)
 	}
+	if trigger == triggerNotify && w.notifyCovered(ctx, t.Name) {
+		return w.refuse(ctx, run, lease, errNotifyCovered)
+	}
 	runCtx, keeper := w.keepLease(ctx, lease, sent)
 	defer keeper.Close()
 	w.abandonRuns(ctx, t.Name, id, "its replica stopped or lost the table's lease before the run ended",

@@ -25,10 +25,21 @@ import (
 //     runs the table is synced once that run ends. A run that then finds
 //     nothing new is not recorded (the duplicate is harmless).
 //
+// A notify run that holds the lease first looks at the table's last check,
+// by any replica (checkpoint.Observation.CheckedAt, the start of that run):
+// when it started after the first notification the run answers arrived,
+// that check saw the announced commit, and the run ends at once without a
+// record (errNotifyCovered). So notifications received by several replicas
+// for one burst of commits start one run, not one per replica.
+//
 // Once the attempts are spent the table's schedule is the backstop.
 
 // triggerNotify: a run a notification asked for.
 const triggerNotify = "notify"
+
+// errNotifyCovered: a check that started after the notification already
+// saw the commit it announced.
+var errNotifyCovered = errors.New("a later check of the table saw the announced commit")
 
 // Retry of a notify run whose lease another replica holds.
 const (
@@ -101,7 +112,27 @@ func (w *Watcher) notifyStartedLocked(st *tableState, now time.Time) {
 	if !st.notifySince.IsZero() {
 		w.metrics.NotifyToRun(now.Sub(st.notifySince))
 	}
-	st.notifySince, st.notifyAt = time.Time{}, time.Time{}
+	st.runSince, st.notifySince, st.notifyAt = st.notifySince, time.Time{}, time.Time{}
+}
+
+// notifyCovered reports whether the table's last check, on any replica,
+// started after the first notification the starting notify run answers.
+// A store error says no: the run goes ahead.
+func (w *Watcher) notifyCovered(ctx context.Context, name string) bool {
+	w.mu.Lock()
+	var since time.Time
+	if st, ok := w.tables[name]; ok {
+		since = st.runSince
+	}
+	w.mu.Unlock()
+	if since.IsZero() {
+		return false
+	}
+	ovs, err := w.deps.Store.TableOverviews(ctx, []string{name})
+	if err != nil || len(ovs) != 1 || ovs[0].Observation == nil {
+		return false
+	}
+	return ovs[0].Observation.CheckedAt.After(since)
 }
 
 // notifyLeaseHeld re-arms a notify run that found the lease held by
@@ -116,6 +147,9 @@ func (w *Watcher) notifyLeaseHeld(name string) {
 	delay := notifyRetry << min(st.notifyTries, 5)
 	delay = min(delay, notifyRetryMax)
 	st.notifyTries++
+	if st.notifySince.IsZero() || st.runSince.Before(st.notifySince) {
+		st.notifySince = st.runSince // the retry answers the same notifications
+	}
 	w.mu.Unlock()
 	w.queueNotify(name, w.clock.Now().Add(delay))
 }

@@ -127,6 +127,8 @@ type tableState struct {
 	// it found another replica's lease.
 	notifyAt, notifySince time.Time
 	notifyTries           int
+	// runSince: notifySince of the notify run in flight.
+	runSince time.Time
 }
 
 // New returns a Watcher; Open starts it.
