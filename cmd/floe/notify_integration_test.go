@@ -301,6 +301,40 @@ func TestServe_SyncOnNotification(t *testing.T) {
 		t.Fatalf("events has %d notify runs, want 1", n)
 	}
 
+	// The replica that took the message shows it as the table's last event.
+	seen := 0
+	for i := range e.addrs {
+		var v struct {
+			LastEvent *struct {
+				Via   string `json:"via"`
+				Event struct{ Kind, MetadataLocation string }
+			} `json:"lastEvent"`
+		}
+		e.must(i, "GET", "/api/v1/tables/events", nil, http.StatusOK, &v)
+		if v.LastEvent != nil && v.LastEvent.Via == "lake-events" && v.LastEvent.Event.Kind == "s3" &&
+			v.LastEvent.Event.MetadataLocation == e.events.metadata {
+			seen++
+		}
+	}
+	if seen != 1 {
+		t.Fatalf("%d replicas show the S3 event as events' last event, want 1", seen)
+	}
+
+	// The webhook, as a CI job would call it after a commit.
+	if _, err := e.events.appendRows(ctx, 7); err != nil {
+		t.Fatal(err)
+	}
+	var ans struct{ Status string }
+	e.must(1, "POST", "/api/v1/tables/events/notify", map[string]string{"metadataLocation": e.events.metadata},
+		http.StatusAccepted, &ans)
+	if ans.Status != "accepted" {
+		t.Fatalf("webhook answered %q, want accepted", ans.Status)
+	}
+	if cp := e.waitSynced(t, "events", e.events); cp.Rows != 37 {
+		t.Fatalf("events after the webhook: %d rows, want 37", cp.Rows)
+	}
+	e.must(1, "POST", "/api/v1/tables/nosuch/notify", nil, http.StatusNotFound, nil)
+
 	// Glue table change (in an SNS envelope) after a commit moved the
 	// Glue table's metadata_location.
 	if _, err := e.orders.appendRows(ctx, 5); err != nil {
@@ -325,7 +359,7 @@ func TestServe_SyncOnNotification(t *testing.T) {
 	waitUntil(t, "ignored messages counted", 10*time.Second, func() bool {
 		return e.metric(t, `floe_notify_ignored_total{reason="malformed"}`) == 1 &&
 			e.metric(t, `floe_notify_ignored_total{reason="unrelated"}`) == 1 &&
-			e.metric(t, `floe_notify_ignored_total{reason="unmatched"}`) == 2
+			e.metric(t, `floe_notify_ignored_total{reason="unmatched"}`) == 3 // two messages, one webhook call
 	})
 	if n := len(notifyRuns(e.runs("other"))); n != 0 {
 		t.Fatalf("other ran %d times on notifications naming other tables", n)
@@ -352,8 +386,8 @@ func TestServe_SyncOnNotification(t *testing.T) {
 	}
 	t.Logf("50 commits took %s", time.Since(start).Round(time.Millisecond))
 	cp = e.waitSynced(t, "events", e.events)
-	if cp.Rows != 130 {
-		t.Fatalf("events after the burst: %d rows, want 130", cp.Rows)
+	if cp.Rows != 137 {
+		t.Fatalf("events after the burst: %d rows, want 137", cp.Rows)
 	}
 	waitUntil(t, "the queue to drain", 30*time.Second, func() bool { return e.queueEmpty(t) })
 	runs := len(notifyRuns(e.runs("events"))) - before
