@@ -103,10 +103,10 @@ func (f *freshness) mode() string {
 type freshness struct {
 	b      *testing.B
 	notify bool // announce each commit (notification mode)
-	lake  *demoLake
-	proc  *testpeer.Process
-	addr  string
-	probe *countProbe
+	lake   *demoLake
+	proc   *testpeer.Process
+	addr   string
+	probe  *countProbe
 }
 
 // newFreshness starts Redis, a Pinot cluster and floe serve, registers
