@@ -207,6 +207,16 @@ func glueChanged(db, name string) string {
 	return string(b)
 }
 
+// s3TablesUpdated is the EventBridge event of a CloudTrail record of an
+// UpdateTableMetadataLocation call.
+func s3TablesUpdated(bucketARN, ns, name, loc string) string {
+	return fmt.Sprintf(`{"version":"0","id":"%d","detail-type":"AWS API Call via CloudTrail","source":"aws.s3tables",`+
+		`"account":%q,"time":%q,"region":"us-east-1","detail":{"eventSource":"s3tables.amazonaws.com",`+
+		`"eventName":"UpdateTableMetadataLocation","requestParameters":{"tableBucketARN":%q,"namespace":%q,"name":%q,`+
+		`"versionToken":"v","metadataLocation":%q}}}`,
+		time.Now().UnixNano(), testpeer.MotoAccount, time.Now().UTC().Format(time.RFC3339), bucketARN, ns, name, loc)
+}
+
 // notifyRuns returns the table's completed runs a notification asked for
 // that synced something.
 func notifyRuns(runs []checkpoint.Run) []checkpoint.Run {
@@ -275,7 +285,7 @@ func (e *notifyEnv) queueEmpty(t *testing.T) bool {
 	return out.Attributes["ApproximateNumberOfMessages"] == "0" && out.Attributes["ApproximateNumberOfMessagesNotVisible"] == "0"
 }
 
-// TestServe_SyncOnNotification: S3-shaped and Glue-shaped events on an SQS
+// TestServe_SyncOnNotification: S3-, Glue- and S3 Tables-shaped events on an SQS
 // queue (moto) sync exactly the table they name, through two replicas that
 // handle each message once (notify N1, N2); malformed and unrelated
 // messages are counted and deleted; a burst of 50 commits in 5 seconds,
@@ -350,6 +360,18 @@ func TestServe_SyncOnNotification(t *testing.T) {
 		t.Fatalf("orders after the Glue event: %d rows, want 15", cp.Rows)
 	}
 
+	// An S3 Tables UpdateTableMetadataLocation call (CloudTrail through
+	// EventBridge) naming the metadata file demo.events' commit wrote: the
+	// bucket is none of floe's S3 Tables connections, so the table is
+	// found by the location the file lies under.
+	if _, err := e.events.appendRows(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	e.send(t, s3TablesUpdated("arn:aws:s3tables:us-east-1:"+testpeer.MotoAccount+":bucket/elsewhere", "demo", "events", e.events.metadata))
+	if cp := e.waitSynced(t, "events", e.events); cp.Rows != 40 {
+		t.Fatalf("events after the S3 Tables event: %d rows, want 40", cp.Rows)
+	}
+
 	// Malformed, unrelated and unmatched messages: counted, deleted, no run.
 	e.send(t, "not json")
 	e.send(t, `{"version":"0","id":"x","detail-type":"EC2 Instance State-change Notification","source":"aws.ec2","detail":{}}`)
@@ -370,6 +392,7 @@ func TestServe_SyncOnNotification(t *testing.T) {
 	// count as kind "unknown").
 	if got := e.metric(t, `floe_notify_events_total{kind="s3",outcome="received"}`) +
 		e.metric(t, `floe_notify_events_total{kind="glue",outcome="received"}`) +
+		e.metric(t, `floe_notify_events_total{kind="s3tables",outcome="received"}`) +
 		e.metric(t, `floe_notify_events_total{kind="unknown",outcome="received"}`); got != float64(e.sent) {
 		t.Fatalf("the replicas received %v events, %d were sent: a message was handled twice or lost", got, e.sent)
 	}
@@ -386,8 +409,8 @@ func TestServe_SyncOnNotification(t *testing.T) {
 	}
 	t.Logf("50 commits took %s", time.Since(start).Round(time.Millisecond))
 	cp = e.waitSynced(t, "events", e.events)
-	if cp.Rows != 137 {
-		t.Fatalf("events after the burst: %d rows, want 137", cp.Rows)
+	if cp.Rows != 140 {
+		t.Fatalf("events after the burst: %d rows, want 140", cp.Rows)
 	}
 	waitUntil(t, "the queue to drain", 30*time.Second, func() bool { return e.queueEmpty(t) })
 	runs := len(notifyRuns(e.runs("events"))) - before
