@@ -100,6 +100,8 @@ func (c *Consumer) Open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("open notification queue %s: %w", c.opts.Name, err)
 	}
+	c.log.Info("reading change notifications", slog.String("dead_letter_queue", orDash(info.DeadLetter)),
+		slog.Int("max_receives", info.MaxReceives), slog.Any("connections", c.opts.Connections))
 	if info.DeadLetter == "" && c.opts.KeepMalformed {
 		c.log.Warn("the queue has no dead-letter queue: messages kept as malformed are delivered again forever")
 	}
