@@ -44,6 +44,15 @@ func optionsFromQuery(r *http.Request) (awsAccessOptions, error) {
 		}
 		o.LakeFormation = b
 	}
+	if v := q.Get("notifications"); v != "" || q.Get("notifyQueueArn") != "" || q.Get("notifyQueueName") != "" {
+		b, err := strconv.ParseBool(v)
+		if v != "" && err != nil {
+			return o, fmt.Errorf("%w: notifications: invalid boolean %q", errBadRequest, v)
+		}
+		if b || v == "" {
+			o.Notifications = &awsaccess.Notifications{QueueARN: q.Get("notifyQueueArn"), QueueName: q.Get("notifyQueueName")}
+		}
+	}
 	return o, nil
 }
 

@@ -53,6 +53,9 @@ type Options struct {
 	// Pinot drops the Pinot table of a deleted external table when the
 	// DELETE asks (dropPinotTable=true); nil refuses such deletes.
 	Pinot pinot.TableDropper
+	// Notifier handles POST /tables/{name}/notify and knows each table's
+	// last notification (nil: the webhook answers 503).
+	Notifier Notifier
 	// Redactor scrubs every error the API answers and learns the secrets
 	// of the connections it stores (nil: a private one).
 	Redactor *redact.Redactor

@@ -151,6 +151,7 @@ func (s *Server) routes() []route {
 		{"GET /api/v1/tables/{name}/checkpoint", s.handleCheckpoint, read, false},
 		{"GET /api/v1/tables/{name}/runs", s.handleRuns, read, false},
 		{"POST /api/v1/tables/{name}/trigger", s.handleTrigger, admin, false},
+		{"POST /api/v1/tables/{name}/notify", s.handleNotify, admin, false},
 		{"POST /api/v1/tables/{name}/pause", s.handlePause, admin, false},
 		{"POST /api/v1/tables/{name}/resume", s.handleResume, admin, false},
 		{"GET /api/v1/connections", s.handleListConnections, read, false},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/notify"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -29,6 +30,8 @@ type tableView struct {
 	Rows       int64                         `json:"rows"`
 	Lag        *lagView                      `json:"lag,omitempty"`
 	LastError  string                        `json:"lastError,omitempty"`
+	// LastEvent is the last change notification this replica received.
+	LastEvent *notify.Seen `json:"lastEvent,omitempty"`
 	// Schema and TableConfig are the Pinot documents of the table (GET of
 	// one table only).
 	Schema      json.RawMessage `json:"schema,omitempty"`
@@ -41,7 +44,8 @@ func (s *Server) rowView(rw row, st *watcher.TableStatus) tableView {
 	t := rw.t
 	v := tableView{Name: t.Name, Revision: t.Revision, Connection: t.Connection, Source: t.Namespace + "." + t.Source,
 		TaskConfig: t.TaskConfig, FieldIDs: t.FieldIDs, CreatedAt: t.CreatedAt, Checkpoint: rw.ov.Summary,
-		State: rw.o.state, Rows: rw.o.rows, Lag: rw.o.lag, LastError: s.scrub(rw.o.lastError, nil)}
+		State: rw.o.state, Rows: rw.o.rows, Lag: rw.o.lag, LastError: s.scrub(rw.o.lastError, nil),
+		LastEvent: s.lastEvent(t.Name)}
 	if st != nil {
 		v.Status = *st
 		v.Status.Error = s.scrub(st.Error, nil)

@@ -305,7 +305,7 @@ const (
 type Run struct {
 	ID                string    `json:"id"`
 	Table             string    `json:"table"`
-	Trigger           string    `json:"trigger"` // schedule, first (a table's first run, at once), manual
+	Trigger           string    `json:"trigger"` // schedule, first (a table's first run, at once), manual, notify (a commit was announced)
 	Status            RunStatus `json:"status"`
 	StartedAt         time.Time `json:"startedAt"`
 	FinishedAt        time.Time `json:"finishedAt,omitempty"`

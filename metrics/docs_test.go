@@ -25,6 +25,9 @@ func TestRegistry_Documented(t *testing.T) {
 	reg.LeaseTakeover("t")
 	reg.ControllerCall("GET /tables/{table}", time.Millisecond, os.ErrClosed)
 	reg.StoreCall("get", time.Millisecond, os.ErrClosed)
+	reg.EventReceived("glue")
+	reg.EventIgnored("unknown", "malformed")
+	reg.NotifyToRun(time.Second)
 	families, err := reg.Gatherer().Gather()
 	if err != nil {
 		t.Fatal(err)

@@ -51,6 +51,9 @@ type Registry struct {
 	controllerErrors *prometheus.CounterVec
 	storeTime        *prometheus.HistogramVec
 	storeErrors      *prometheus.CounterVec
+	notifyEvents     *prometheus.CounterVec
+	notifyIgnored    *prometheus.CounterVec
+	notifyToRun      *prometheus.HistogramVec
 }
 
 // New returns a Registry with every floe metric, the Go runtime collector
@@ -65,6 +68,7 @@ func New() *Registry {
 	r.registerRuns()
 	r.registerFiles()
 	r.registerCalls()
+	r.registerNotify()
 	return r
 }
 

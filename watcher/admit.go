@@ -36,9 +36,10 @@ const (
 )
 
 // fired reports whether trigger is one the watcher fires by itself, as
-// opposed to a run somebody asked for.
+// opposed to a run somebody asked for. A notify run (notify.go) counts as
+// fired: a paused or disabled table ignores notifications.
 func fired(trigger string) bool {
-	return trigger == triggerSchedule || trigger == triggerFirst
+	return trigger == triggerSchedule || trigger == triggerFirst || trigger == triggerNotify
 }
 
 // admit decides from the table's stored record, never from this replica's
@@ -96,6 +97,8 @@ func (w *Watcher) refuse(ctx context.Context, run checkpoint.Run, lease checkpoi
 	switch {
 	case errors.Is(err, ErrTableDeleted):
 		run.Status = checkpoint.RunSkipped
+	case errors.Is(err, errNotifyCovered):
+		run.Status = checkpoint.RunCompleted // nothing to do, like ErrNoChange
 	case errors.Is(err, ErrNotAdmitted):
 		run.Status = checkpoint.RunSkipped
 		if !fired(run.Trigger) {

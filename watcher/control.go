@@ -30,6 +30,9 @@ func (w *Watcher) startRun(ctx context.Context, name, trigger string) (string, e
 	}
 	st.running = true
 	st.runID = newRunID(w.clock.Now())
+	if trigger == triggerNotify {
+		w.notifyStartedLocked(st, w.clock.Now())
+	}
 	t, id := st.table, st.runID
 	w.mu.Unlock()
 
@@ -134,6 +137,9 @@ func (w *Watcher) runTable(ctx context.Context, t checkpoint.Table, id, trigger 
 	if t, err = w.admit(ctx, t, trigger); err != nil {
 		return w.refuse(ctx, run, lease, err)
 	}
+	if trigger == triggerNotify && w.notifyCovered(ctx, t.Name) {
+		return w.refuse(ctx, run, lease, errNotifyCovered)
+	}
 	runCtx, keeper := w.keepLease(ctx, lease, sent)
 	defer keeper.Close()
 	w.abandonRuns(ctx, t.Name, id, "its replica stopped or lost the table's lease before the run ended",
@@ -174,6 +180,9 @@ func (w *Watcher) notLeased(ctx context.Context, run checkpoint.Run, err error) 
 	switch {
 	case errors.Is(err, checkpoint.ErrLeaseHeld) && fired(run.Trigger):
 		w.log.Debug("run skipped: another replica holds the lease", slog.String(attrTable, run.Table))
+		if run.Trigger == triggerNotify {
+			w.notifyLeaseHeld(run.Table)
+		}
 	case errors.Is(err, checkpoint.ErrLeaseHeld):
 		w.record(ctx, run)
 	case errors.Is(err, checkpoint.ErrNotFound):

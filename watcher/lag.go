@@ -68,7 +68,13 @@ func (r *runner) observe(ctx context.Context, meta table.Metadata, synced int64)
 	now := r.w.clock.Now()
 	l := lagOf(meta, synced)
 	r.w.metrics.SetLag(r.table.Name, l.behind, l.seconds(now))
-	if err := r.w.deps.Store.PutObservation(ctx, r.table.Name, l.observation(now)); err != nil {
+	// CheckedAt is when the run started, before it read the metadata: a
+	// commit announced before then is in what the check saw (notify.go).
+	checked := r.run.StartedAt
+	if checked.IsZero() {
+		checked = now
+	}
+	if err := r.w.deps.Store.PutObservation(ctx, r.table.Name, l.observation(checked)); err != nil {
 		r.w.log.Warn("record the table's lag", slog.String(attrTable, r.table.Name), slog.Any("error", err))
 	}
 }

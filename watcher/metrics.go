@@ -35,6 +35,9 @@ type Metrics interface {
 	LeaseTakeover(table string)
 	// ForgetTable: the table was deleted; its series go.
 	ForgetTable(table string)
+	// NotifyToRun: a run a notification asked for started d after the
+	// first notification of the change arrived.
+	NotifyToRun(d time.Duration)
 }
 
 // Run outcomes reported to Metrics.RunFinished.
@@ -68,6 +71,7 @@ func (noMetrics) CheckpointFiles(string, int)                      {}
 func (noMetrics) SetLag(string, int, float64)                      {}
 func (noMetrics) LeaseTakeover(string)                             {}
 func (noMetrics) ForgetTable(string)                               {}
+func (noMetrics) NotifyToRun(time.Duration)                        {}
 
 // Metrics returns what the watcher reports to (never nil): the lag check
 // and other callers report through it too.

@@ -130,6 +130,13 @@ type tableState struct {
 	// ends, so that a table created again under the name cannot start a
 	// second run beside it under the same lease owner.
 	gone bool
+	// notifyAt: a notify run is due then (notify.go); notifySince: when
+	// the first notification it answers arrived; notifyTries: how often
+	// it found another replica's lease.
+	notifyAt, notifySince time.Time
+	notifyTries           int
+	// runSince: notifySince of the notify run in flight.
+	runSince time.Time
 }
 
 // New returns a Watcher; Open starts it.
@@ -323,6 +330,12 @@ func (w *Watcher) fireDue(ctx context.Context, now time.Time) time.Duration {
 			delete(w.tables, name)
 			continue
 		}
+		if notifyDueLocked(st, now) {
+			due[name] = triggerNotify
+			st.notifyAt = time.Time{}
+		} else if d := st.notifyAt.Sub(now); !st.notifyAt.IsZero() && !st.running && d < wait {
+			wait = d
+		}
 		if st.sched == nil || st.next.IsZero() {
 			continue
 		}
@@ -330,12 +343,12 @@ func (w *Watcher) fireDue(ctx context.Context, now time.Time) time.Duration {
 			if st.running && st.owed {
 				continue // fired when the run in flight ends (finish wakes the loop)
 			}
-			if !st.running {
+			switch {
+			case st.running:
+			case st.owed: // a table's first run is recorded as such, notified or not
+				due[name], st.owed, st.notifySince = triggerFirst, false, time.Time{}
+			case due[name] == "": // a notify run due now covers the schedule's
 				due[name] = triggerSchedule
-				if st.owed {
-					due[name] = triggerFirst
-				}
-				st.owed = false
 			}
 			st.next = st.sched.Next(now)
 		}

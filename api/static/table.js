@@ -173,7 +173,8 @@ export class TablePage {
       card("lag", lagText(v.lag, v.state), lagChecked(v.lag), lagChecked(v.lag)),
       card("last run", run ? ago(run.startedAt) : "–", run ? fullTime(run.startedAt) : ""),
       card("next run", v.state === "PAUSED" || v.state === "DISABLED" ? "–" : ago(v.status.nextRun), fullTime(v.status.nextRun)),
-      card("snapshot", text(cp.snapshotId)));
+      card("snapshot", text(cp.snapshotId)),
+      card("last event", v.lastEvent ? ago(v.lastEvent.receivedAt) : "–", eventTitle(v.lastEvent)));
   }
 
   renderCharts(runs) {
@@ -252,4 +253,13 @@ export class TablePage {
   }
 
   destroy() {}
+}
+
+// eventTitle describes a table's last change notification (this replica's):
+// its kind, the queue or webhook it came by, and what it named.
+export function eventTitle(ev) {
+  if (!ev) return "no change notification received by this replica";
+  const e = ev.event || {};
+  const what = e.metadataLocation || [e.catalog, e.namespace, e.table].filter(Boolean).join(" / ");
+  return `${e.kind} via ${ev.via} · ${fullTime(ev.receivedAt)}` + (what ? "\n" + what : "");
 }

@@ -20,7 +20,9 @@
 //   - A1 The reader policy allows exactly the table's actions for the
 //     connection's access kind (plus kms:Decrypt/GenerateDataKey with a
 //     kms:ViaService condition when keys are named, and
-//     lakeformation:GetDataAccess when Lake Formation governs Glue).
+//     lakeformation:GetDataAccess when Lake Formation governs Glue, and
+//     the four SQS actions a notification consumer calls on its queue, and
+//     only on it, when notifications are asked for).
 //   - A2 No action holds a wildcard. A "*" resource appears only where AWS
 //     allows nothing narrower (lakeformation:GetDataAccess), and the
 //     statement's Sid says so. s3:ListBucket carries an s3:prefix condition

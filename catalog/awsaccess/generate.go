@@ -9,12 +9,14 @@ import (
 // (the role floe assumes to read, with its policy and trust) and, for a
 // two-hop chain, the middle role (floe's own role that assumes it).
 type Result struct {
-	Connection string   `json:"connection"`
-	Type       string   `json:"type"`
-	Access     Access   `json:"access"`
-	Reader     Role     `json:"reader"`
-	Middle     *Role    `json:"middle,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
+	Connection string `json:"connection"`
+	Type       string `json:"type"`
+	Access     Access `json:"access"`
+	Reader     Role   `json:"reader"`
+	Middle     *Role  `json:"middle,omitempty"`
+	// Notifications is the queue floe reads commit announcements from.
+	Notifications *NotifyQueue `json:"notifications,omitempty"`
+	Notes         []string     `json:"notes,omitempty"`
 }
 
 // Role is one IAM role to create.
@@ -47,7 +49,14 @@ func Generate(conn Connection, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("generate access for connection %s: %w", conn.Name, err)
 	}
-	res := &Result{Connection: conn.Name, Type: conn.Type, Access: conn.Access}
+	q, err := r.notifyQueue()
+	if err != nil {
+		return nil, fmt.Errorf("generate access for connection %s: %w", conn.Name, err)
+	}
+	if q != nil {
+		pol.Statement = append(pol.Statement, notifyStatement(q))
+	}
+	res := &Result{Connection: conn.Name, Type: conn.Type, Access: conn.Access, Notifications: q}
 	res.Reader = Role{ARN: conn.RoleARN, ExternalID: conn.ExternalID, Policy: pol}
 	res.Reader.Name, res.Reader.Path = roleNameAndPath(conn.RoleARN, opts.RoleName, "floe-"+conn.Name+"-reader")
 	res.Reader.TrustedPrincipal = principalARN(opts.TrustedPrincipal, r.partition)
@@ -144,6 +153,7 @@ func notes(conn Connection, opts Options, res *Result) []string {
 	if len(opts.Data) > 0 && (conn.Access == S3TablesNative || conn.Access == S3TablesREST) {
 		out = append(out, "options.data is ignored for S3 Tables: table files are read through s3tables:GetTableData")
 	}
+	out = append(out, notifyNotes(res.Notifications)...)
 	out = append(out, "IAM changes can take a minute to propagate: validate the connection again if a freshly created role is denied at first")
 	return out
 }

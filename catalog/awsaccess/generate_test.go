@@ -142,6 +142,9 @@ func wantActions(c connCase) []string {
 	if c.opts.LakeFormation {
 		want = append(want, "lakeformation:GetDataAccess")
 	}
+	if c.opts.Notifications != nil {
+		want = append(want, "sqs:ChangeMessageVisibility", "sqs:DeleteMessage", "sqs:GetQueueAttributes", "sqs:ReceiveMessage")
+	}
 	return want
 }
 

@@ -62,6 +62,9 @@ type Options struct {
 	Account string `json:"account,omitempty"`
 	// RoleName names the reader role when the connection has no role-arn.
 	RoleName string `json:"roleName,omitempty"`
+	// Notifications: floe reads commit announcements from an SQS queue
+	// (the policy grants the four SQS actions on it).
+	Notifications *Notifications `json:"notifications,omitempty"`
 }
 
 // ErrNothingToGrant: the connection reaches nothing through AWS IAM.

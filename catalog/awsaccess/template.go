@@ -58,18 +58,24 @@ func Template(res *Result, which string) ([]byte, error) {
 		which, withExt = RoleMiddle, role.ExternalID != ""
 		desc = fmt.Sprintf("floe's own role for connection %s: may only assume the reader role %s", res.Connection, res.Reader.ARN)
 	}
+	resources := omap{{"Role", omap{
+		{"Type", "AWS::IAM::Role"},
+		{"Properties", roleProperties(role, desc, withExt)},
+	}}}
+	outputs := omap{{"RoleArn", omap{
+		{"Description", "the role's ARN: the connection's " + arnProp(which)},
+		{"Value", omap{{"Fn::GetAtt", []string{"Role", "Arn"}}}},
+	}}}
+	if role == &res.Reader { // the reader reads the notification queue
+		resources = append(resources, notifyResources(res.Notifications)...)
+		outputs = append(outputs, notifyOutputs(res.Notifications)...)
+	}
 	doc := omap{
 		{"AWSTemplateFormatVersion", "2010-09-09"},
 		{"Description", desc},
 		{"Parameters", parameters(role, withExt)},
-		{"Resources", omap{{"Role", omap{
-			{"Type", "AWS::IAM::Role"},
-			{"Properties", roleProperties(role, desc, withExt)},
-		}}}},
-		{"Outputs", omap{{"RoleArn", omap{
-			{"Description", "the role's ARN: the connection's " + arnProp(which)},
-			{"Value", omap{{"Fn::GetAtt", []string{"Role", "Arn"}}}},
-		}}}},
+		{"Resources", resources},
+		{"Outputs", outputs},
 	}
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)

@@ -33,7 +33,7 @@ func configSecrets(cfg config.Config) []string {
 	for name, c := range cfg.Connections {
 		out = append(out, catalog.Config{Name: name, Props: c.Props, Secrets: c.Secrets}.SecretValues()...)
 	}
-	return out
+	return append(out, notifySecrets(cfg)...)
 }
 
 // learnStoredSecrets tells the redactor the secrets of every stored
@@ -72,6 +72,7 @@ func (a *app) apiOptions() api.Options {
 		MaxBodyBytes: s.MaxBodyBytes, MaxCatalogCalls: s.MaxCatalogCalls, StoreTimeout: s.StoreTimeout,
 		StoreName: storeName(a.cfg.Store), MinScheduleInterval: a.cfg.Watcher.MinScheduleInterval,
 		Policy: a.cfg.Security.Policy(), Redactor: a.red, Pinot: a.dropper, Metrics: a.metrics.Handler(),
+		Notifier: a.notify.hub,
 	}
 }
 

@@ -34,6 +34,7 @@ type app struct {
 	watcher *watcher.Watcher
 	dropper pinot.TableDropper // the sink, for DELETE ?dropPinotTable=true
 	metrics *metrics.Registry  // served at /metrics
+	notify  *notifier          // webhook and notification queues
 }
 
 // configFlag registers -config (default $FLOE_CONFIG).
@@ -148,8 +149,14 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 	}, watcherOptions(cfg.Watcher))
 	dropper, _ := up.(pinot.TableDropper)
 	reg.CountTables(w.TableCount)
+	n, err := newNotifier(ctx, cfg, store, w, reg, logger)
+	if err != nil {
+		loader.Close()
+		store.Close()
+		return nil, err
+	}
 	return &app{cfg: cfg, log: logger, red: red, store: store, loader: loader, watcher: w, dropper: dropper,
-		metrics: reg}, nil
+		metrics: reg, notify: n}, nil
 }
 
 // watcherOptions maps the watcher's configuration onto its options.
@@ -207,12 +214,20 @@ func (a *app) serve(ctx context.Context, addr string) (*api.Server, error) {
 		_ = a.Close(context.WithoutCancel(ctx))
 		return nil, err
 	}
+	if err := a.notify.open(ctx); err != nil {
+		_ = srv.Close(context.WithoutCancel(ctx))
+		_ = a.Close(context.WithoutCancel(ctx))
+		return nil, err
+	}
 	return srv, nil
 }
 
 // Close releases everything the app opened.
 func (a *app) Close(ctx context.Context) error {
 	var errs []error
+	if err := a.notify.close(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	if err := a.watcher.Close(ctx); err != nil {
 		errs = append(errs, err)
 	}

@@ -43,6 +43,9 @@ func parseAWSFlags(name string, args []string, stderr io.Writer) (awsFlags, erro
 	fs.Var((*repeated)(&f.opts.Databases), "database", "scope Glue table reads to this database; repeatable")
 	fs.StringVar(&f.opts.Account, "account", "", "account that owns the catalog when the connection does not say")
 	fs.StringVar(&f.opts.RoleName, "role-name", "", "name of the reader role when the connection has no role-arn")
+	notifications := fs.Bool("notifications", false, "floe reads commit notifications: grant the SQS actions on the queue, and create the queue and its EventBridge rules in the template")
+	queueARN := fs.String("notify-queue-arn", "", "with -notifications: an existing queue to read (the template then creates none)")
+	queueName := fs.String("notify-queue-name", "", "with -notifications: the name of the queue the template creates (default floe-<connection>-notifications)")
 	if name == "aws-template" {
 		fs.StringVar(&f.role, "role", awsaccess.RoleReader, "which role's template: reader, or middle (floe's own role of a two-hop chain)")
 		fs.StringVar(&f.out, "o", "", "write the template to this file (default: standard output)")
@@ -56,6 +59,9 @@ func parseAWSFlags(name string, args []string, stderr io.Writer) (awsFlags, erro
 		f.server = "http://" + f.server
 	}
 	f.token = firstSet(f.token, os.Getenv(config.TokenEnv), os.Getenv(config.APITokenEnv))
+	if *notifications || *queueARN != "" || *queueName != "" {
+		f.opts.Notifications = &awsaccess.Notifications{QueueARN: *queueARN, QueueName: *queueName}
+	}
 	if f.connection == "" {
 		return f, fmt.Errorf("%s: -connection is required", name)
 	}

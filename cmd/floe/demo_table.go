@@ -28,6 +28,8 @@ type demoLake struct {
 	ident table.Identifier
 	rng   *rand.Rand
 	next  int64
+	// metadata is the metadata file of the last append.
+	metadata string
 }
 
 const demoCatalogName = "demo"
@@ -131,6 +133,7 @@ func (l *demoLake) appendRows(ctx context.Context, n int) (int64, error) {
 		return 0, fmt.Errorf("append to demo.events: %w", err)
 	}
 	l.next += int64(n)
+	l.metadata = tbl.MetadataLocation()
 	return tbl.CurrentSnapshot().SnapshotID, nil
 }
 

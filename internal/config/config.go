@@ -28,6 +28,8 @@ type Config struct {
 	Security    Security              `yaml:"security"`
 	Log         Log                   `yaml:"log"`
 	Connections map[string]Connection `yaml:"connections"`
+	// Notifications start runs when a commit is announced (notify.go).
+	Notifications Notifications `yaml:"notifications"`
 }
 
 // Server is the HTTP API listener and who may use it.
@@ -151,6 +153,8 @@ type Connection struct {
 	Type    string            `yaml:"type"`
 	Props   map[string]string `yaml:"props"`
 	Secrets map[string]string `yaml:"secrets"`
+	// Notifications is an SQS queue of this connection's commits.
+	Notifications *NotifyQueue `yaml:"notifications"`
 }
 
 // Default returns the built-in defaults: everything local, nothing needed.
@@ -184,7 +188,8 @@ func Default() Config {
 			ManifestCacheBytes:  256 << 20,
 			MinScheduleInterval: 10 * time.Second,
 		},
-		Log: Log{Level: "info", Format: "text"},
+		Log:           Log{Level: "info", Format: "text"},
+		Notifications: defaultNotifications(),
 	}
 }
 
@@ -276,6 +281,7 @@ func (c *Config) Validate() error {
 		func() *FieldError { return oneOf("log.level", c.Log.Level, "debug", "info", "warn", "error") },
 		func() *FieldError { return oneOf("log.format", c.Log.Format, "text", "json") },
 		c.validateConnections,
+		c.validateNotifications,
 	}
 	for _, check := range checks {
 		if fe := check(); fe != nil {

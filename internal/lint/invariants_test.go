@@ -11,9 +11,9 @@ import (
 )
 
 // invariantDef matches the line that states a numbered invariant: a list
-// item (after an optional "//" and "- ") starting with its id ("C1",
-// "P10", "K1:").
-var invariantDef = regexp.MustCompile(`^\s*(?://)?\s*(?:[-*]\s+)?([A-Z][0-9]{1,2})(?::|\s)`)
+// item ("- " after an optional "//", or a tab-indented line of a doc
+// comment) starting with its id ("C1", "P10", "K1:").
+var invariantDef = regexp.MustCompile(`^\s*(?://)?(?:\s*[-*]\s+|\t)([A-Z][0-9]{1,2})(?::|\s)`)
 
 // TestInvariants_eachCitedByATest: every numbered invariant that a doc.go
 // or docs/ARCHITECTURE.md states is named by at least one test (a _test.go

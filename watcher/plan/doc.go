@@ -185,6 +185,7 @@
 //     few small files per snapshot leaves at most M small segments per
 //     tier and partition, not one per run, and a file is rebuilt about
 //     once per tier it climbs.
+//
 //   - P11 Remap: a group of files that replace snapshots since the
 //     checkpoint rewrote is remapped (Plan.Remaps: its old files leave
 //     the checkpoint, its new files own the old files' segments, whose
