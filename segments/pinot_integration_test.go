@@ -515,16 +515,6 @@ func compareAny(t pinot.DataType, a, b any) int {
 	panic(fmt.Sprintf("%T", a))
 }
 
-func cmpOrdered[T int32 | int64 | float32 | float64](a, b T) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
 func show(v pinottest.Value) string {
 	s := fmt.Sprintf("%#v", v.V)
 	if r, ok := v.V.(*big.Rat); ok {
