@@ -59,6 +59,7 @@ func (a *app) apiOptions() api.Options {
 		MaxBodyBytes: s.MaxBodyBytes, MaxCatalogCalls: s.MaxCatalogCalls, StoreTimeout: s.StoreTimeout,
 		StoreName: storeName(a.cfg.Store), MinScheduleInterval: a.cfg.Watcher.MinScheduleInterval,
 		Policy: a.cfg.Security.Policy(), Redactor: a.red, Pinot: a.dropper, Metrics: a.metrics.Handler(),
+		Build: build(),
 	}
 }
 

@@ -12,8 +12,14 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version, commit and date are set at build time with -ldflags
+// "-X main.version=... -X main.commit=... -X main.date=..." (the Makefile
+// does); buildinfo fills what is left from the binary's build information.
+var (
+	version = "dev"
+	commit  = ""
+	date    = ""
+)
 
 // command is one subcommand.
 type command struct {
@@ -37,7 +43,7 @@ func commands() []command {
 		{"inspect", "print a Pinot segment's metadata, columns and rows", cmdInspect},
 		{"aws-policy", "print the least-privilege IAM policy and trust policy floe needs for a connection", cmdAWSPolicy},
 		{"aws-template", "write the CloudFormation template creating the role floe assumes for a connection", cmdAWSTemplate},
-		{"version", "print the version", cmdVersion},
+		{"version", "print the version, commit, build date and Go version (-json: as JSON)", cmdVersion},
 	}
 }
 
@@ -61,6 +67,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return nil
 	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return cmdVersion(ctx, args[1:], stdout, stderr)
+	}
 	for _, c := range commands() {
 		if c.name == args[0] {
 			return c.run(ctx, args[1:], stdout, stderr)
@@ -76,9 +85,4 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.usage)
 	}
 	fmt.Fprintln(w, "\nRun 'floe <command> -h' for a command's flags. Configuration: -config FILE or FLOE_CONFIG, FLOE_* overrides.")
-}
-
-func cmdVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintln(stdout, "floe", version)
-	return nil
 }

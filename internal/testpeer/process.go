@@ -35,6 +35,14 @@ type ProcessSpec struct {
 	Env []string
 	// Dir is the working directory ("" = the test's working directory).
 	Dir string
+	// Root, when set, is the root directory the process sees (chroot;
+	// needs root), as a container runtime gives an image's process; Dir
+	// is then inside it.
+	Root string
+	// Credential, when set, is the user and group the process runs as.
+	Credential *syscall.Credential
+	// OnlyEnv: the process gets Env alone, not the test's environment.
+	OnlyEnv bool
 }
 
 // Process is a running peer started by Start.
@@ -77,11 +85,14 @@ func Start(t testing.TB, spec ProcessSpec) *Process {
 	}
 	cmd := exec.Command(spec.Cmd, spec.Args...)
 	cmd.Env = append(os.Environ(), spec.Env...)
+	if spec.OnlyEnv {
+		cmd.Env = spec.Env
+	}
 	cmd.Dir = spec.Dir
 	cmd.Stdout = f
 	cmd.Stderr = f
 	// Own process group so the stop signal reaches children too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Chroot: spec.Root, Credential: spec.Credential}
 	if err := cmd.Start(); err != nil {
 		_ = f.Close()
 		t.Fatalf("testpeer: start %s (%s): %v", spec.Name, spec.Cmd, err)
