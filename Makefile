@@ -65,7 +65,7 @@ bench-store: ## checkpoint store benchmark: memory, Bolt, real Redis (writes doc
 .PHONY: bench-drain
 bench-drain: ## takeover after SIGTERM vs SIGKILL, two real replicas on Redis (writes docs/benchmarks.md)
 	bash scripts/setup-redis.sh
-	FLOE_DRAIN_REPORT=$(CURDIR)/docs/benchmarks.md $(GO) test -tags integration -count=1 -run TestDrain_SIGTERMHandsTheTableOver -v ./internal/e2e/
+	E2E_DRAIN_REPORT=$(CURDIR)/docs/benchmarks.md $(GO) test -tags integration -count=1 -run TestDrain_SIGTERMHandsTheTableOver -v ./internal/e2e/
 
 .PHONY: bench-control
 bench-control: ## control-plane propagation between two real replicas on Redis (writes docs/benchmarks.md)

@@ -23,8 +23,9 @@ import (
 // takeover in less shows the lease was released, not waited out) and the
 // table converges to exactly the snapshot's rows. Then the same with
 // SIGKILL: the other replica waits out the TTL, and the killed run is
-// marked ABANDONED with the reason. Every ABANDONED record is that one.
-// With FLOE_DRAIN_REPORT set to docs/benchmarks.md the takeover times are
+// marked ABANDONED with the reason; restarted, it clears the work the
+// kill left. Every ABANDONED record is that one.
+// With E2E_DRAIN_REPORT set to docs/benchmarks.md the takeover times are
 // written there (make bench-drain).
 func TestDrain_SIGTERMHandsTheTableOver(t *testing.T) {
 	const ttl = 10 * time.Second
@@ -63,13 +64,14 @@ func TestDrain_SIGTERMHandsTheTableOver(t *testing.T) {
 	victim.kill()
 	killRun := c.waitRunAfter(survivor, "events", sent, 60*time.Second)
 	killTakeover := killRun.StartedAt.Sub(sent)
+	t.Logf("takeover after SIGTERM %s (holder exited after %s), after SIGKILL %s (lease TTL %s)",
+		termTakeover.Round(time.Millisecond), exited.Round(time.Millisecond), killTakeover.Round(time.Millisecond), ttl)
+	c.start(indexOf(c.replicas, victim)) // cleans up the work the kill left
 	cp = c.waitConverged("events", 120*time.Second)
 	c.assertExact("events", cp)
 	c.assertNoDeadWorkDirs()
 	c.assertAbandonedOnly("events", victim.name)
-	t.Logf("takeover after SIGTERM %s (holder exited after %s), after SIGKILL %s (lease TTL %s)",
-		termTakeover.Round(time.Millisecond), exited.Round(time.Millisecond), killTakeover.Round(time.Millisecond), ttl)
-	if path := os.Getenv("FLOE_DRAIN_REPORT"); path != "" {
+	if path := os.Getenv("E2E_DRAIN_REPORT"); path != "" {
 		if err := report.Update(path, drainBlock(), drainReport(termTakeover, exited, killTakeover, ttl)); err != nil {
 			t.Fatal(err)
 		}

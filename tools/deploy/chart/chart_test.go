@@ -37,7 +37,7 @@ func valueSets() map[string]map[string]any {
 		return v
 	}
 	return map[string]map[string]any{
-		"defaults":   required(),
+		"defaults":    required(),
 		"one replica": with(map[string]any{"replicaCount": 1}),
 		"five replicas, two may go": with(map[string]any{"replicaCount": 5,
 			"podDisruptionBudget": map[string]any{"enabled": true, "maxUnavailable": 2}}),
