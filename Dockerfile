@@ -13,7 +13,7 @@ ARG VERSION=dev
 ARG REVISION=
 ARG CREATED=
 RUN CGO_ENABLED=0 go build -trimpath \
-    -ldflags "-s -w -X main.version=${VERSION} -X main.commit=${REVISION} -X main.date=${CREATED}" \
+    -ldflags "-s -w -X main.version=${VERSION} -X main.revision=${REVISION} -X main.buildDate=${CREATED}" \
     -o /out/floe ./cmd/floe \
  && /out/floe version \
  && mkdir -p /out/var/lib/floe /out/home/nonroot /out/tmp

@@ -7,7 +7,7 @@ GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
 DATE     ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
-LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT) -X main.date=$(DATE)
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(COMMIT) -X main.buildDate=$(DATE)
 BIN      := bin/floe
 
 .DEFAULT_GOAL := help

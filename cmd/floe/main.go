@@ -12,13 +12,13 @@ import (
 	"syscall"
 )
 
-// version, commit and date are set at build time with -ldflags
-// "-X main.version=... -X main.commit=... -X main.date=..." (the Makefile
+// version, revision (the commit) and buildDate are set at build time with -ldflags
+// "-X main.version=... -X main.revision=... -X main.buildDate=..." (the Makefile
 // does); buildinfo fills what is left from the binary's build information.
 var (
-	version = "dev"
-	commit  = ""
-	date    = ""
+	version   = "dev"
+	revision  = ""
+	buildDate = ""
 )
 
 // command is one subcommand.

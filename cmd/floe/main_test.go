@@ -80,7 +80,7 @@ func TestMain_Version(t *testing.T) {
 // `version -json`, together with the Go version the binary was built with.
 func TestMain_VersionFromLdflags(t *testing.T) {
 	bin := filepath.Join(t.TempDir(), "floe")
-	ldflags := "-X main.version=v1.2.3-test -X main.commit=0123abcd -X main.date=2026-12-03T00:00:00Z"
+	ldflags := "-X main.version=v1.2.3-test -X main.revision=0123abcd -X main.buildDate=2026-12-03T00:00:00Z"
 	if out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build floe: %v\n%s", err, out)
 	}

@@ -11,7 +11,7 @@ import (
 )
 
 // build is what this binary says about itself.
-func build() buildinfo.Info { return buildinfo.Read(version, commit, date) }
+func build() buildinfo.Info { return buildinfo.Read(version, revision, buildDate) }
 
 func cmdVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("version", flag.ContinueOnError)

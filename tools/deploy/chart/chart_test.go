@@ -425,3 +425,16 @@ func TestChart_Lint(t *testing.T) {
 		t.Errorf("lint: %s", m)
 	}
 }
+
+// The chart deploys the floe it is versioned with: version and appVersion
+// are one release, and once CHANGELOG.md names a release, the newest one.
+func TestChart_VersionMatchesRelease(t *testing.T) {
+	ch := loadChart(t)
+	if ch.Metadata.Version != ch.Metadata.AppVersion {
+		t.Errorf("Chart.yaml version %s, appVersion %s: a release sets both", ch.Metadata.Version, ch.Metadata.AppVersion)
+	}
+	m := regexp.MustCompile(`(?m)^## \[(\d+\.\d+\.\d+[^\]]*)\]`).FindStringSubmatch(string(readFile(t, "../../../CHANGELOG.md")))
+	if m != nil && m[1] != ch.Metadata.AppVersion {
+		t.Errorf("CHANGELOG.md's newest release is %s, the chart deploys %s", m[1], ch.Metadata.AppVersion)
+	}
+}

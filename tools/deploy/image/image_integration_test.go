@@ -85,7 +85,7 @@ func buildImage(t *testing.T) v1.Image {
 		t.Fatal(err)
 	}
 	bin := filepath.Join(t.TempDir(), "floe")
-	ldflags := "-s -w -X main.version=" + testVersion + " -X main.commit=imagetest0 -X main.date=2026-01-01T00:00:00Z"
+	ldflags := "-s -w -X main.version=" + testVersion + " -X main.revision=imagetest0 -X main.buildDate=2026-01-01T00:00:00Z"
 	cmd := exec.Command("go", "build", "-trimpath", "-ldflags", ldflags, "-o", bin, "./cmd/floe")
 	cmd.Dir, cmd.Env = repo, append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := cmd.CombinedOutput(); err != nil {
