@@ -5,7 +5,9 @@
 
 GO       ?= go
 VERSION  ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
-LDFLAGS  := -s -w -X main.version=$(VERSION)
+COMMIT   ?= $(shell git rev-parse HEAD 2>/dev/null)
+DATE     ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+LDFLAGS  := -s -w -X main.version=$(VERSION) -X main.revision=$(COMMIT) -X main.buildDate=$(DATE)
 BIN      := bin/floe
 
 .DEFAULT_GOAL := help
@@ -17,6 +19,16 @@ help: ## show this help
 .PHONY: build
 build: ## build bin/floe
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN) ./cmd/floe
+
+.PHONY: image
+image: build ## OCI image of bin/floe in bin/floe-image (no container engine; IMAGE_TAR=file also writes a docker-loadable tarball)
+	cd tools/deploy && $(GO) run ./cmd/floe-image -binary ../../$(BIN) -passwd ../../deploy/image/passwd \
+		-group ../../deploy/image/group -version $(VERSION) -revision $(COMMIT) -created $(DATE) \
+		-out ../../bin/floe-image $(if $(IMAGE_TAR),-tar $(abspath $(IMAGE_TAR)) -tag floe:$(VERSION))
+
+.PHONY: chart-check
+chart-check: ## render the Helm chart (deploy/helm/floe) with several value sets and check every object
+	cd tools/deploy && $(GO) test -count=1 ./chart/
 
 .PHONY: demo
 demo: build ## run the demo: sample Iceberg table → Pinot segments, status page on 127.0.0.1:8080 (ADDR=host:port to change)
@@ -49,6 +61,11 @@ bench-segments: build ## segment conversion benchmark vs Pinot (writes docs/benc
 .PHONY: bench-store
 bench-store: ## checkpoint store benchmark: memory, Bolt, real Redis (writes docs/benchmarks.md)
 	bash scripts/bench-store.sh
+
+.PHONY: bench-drain
+bench-drain: ## takeover after SIGTERM vs SIGKILL, two real replicas on Redis (writes docs/benchmarks.md)
+	bash scripts/setup-redis.sh
+	E2E_DRAIN_REPORT=$(CURDIR)/docs/benchmarks.md $(GO) test -tags integration -count=1 -run TestDrain_SIGTERMHandsTheTableOver -v ./internal/e2e/
 
 .PHONY: bench-control
 bench-control: ## control-plane propagation between two real replicas on Redis (writes docs/benchmarks.md)

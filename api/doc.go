@@ -1,6 +1,8 @@
 // Package api is floe's HTTP surface: a JSON API under /api/v1 (tables,
 // status, checkpoint, run history, trigger, pause, resume, connections,
-// onboarding), the browser status page at /, /healthz, /metrics
+// onboarding), the browser status page at /, /healthz (readiness: the store
+// answers and the process is not draining, Server.Drain), /livez (liveness,
+// no store), /version (build information), /metrics
 // (Prometheus, from Options.Metrics; a scrape reads no store), /debug/pprof and the OpenAPI document at
 // /api/v1/openapi.json (openapi.json, kept in step with the routes by a
 // test).
@@ -36,7 +38,7 @@
 // rebinding), the Origin check on POST, PATCH and DELETE (a browser request from
 // another origin than floe's own or Options.AllowedOrigins: 403), the
 // bearer token when tokens are set (none: 401; a read token on a route
-// that changes something or on /debug/pprof: 403; /healthz and, unless
+// that changes something or on /debug/pprof: 403; /healthz, /livez, /version and, unless
 // ProtectMetrics, /metrics are open), Content-Type: application/json on
 // POST, PATCH and DELETE (415), the body size limit (413) and read timeout
 // (408), and for routes that reach a catalog the concurrency limit (429

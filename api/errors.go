@@ -69,7 +69,7 @@ func errStatus(err error) int {
 	var tooBig *http.MaxBytesError
 	var catErr *catalog.Error
 	switch {
-	case errors.As(err, &unavailable), errors.Is(err, errNoCatalogs):
+	case errors.As(err, &unavailable), errors.Is(err, errNoCatalogs), errors.Is(err, watcher.ErrDraining):
 		return http.StatusServiceUnavailable
 	case errors.As(err, &tooBig):
 		return http.StatusRequestEntityTooLarge

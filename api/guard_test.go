@@ -98,7 +98,7 @@ func snapshot(t *testing.T, store checkpoint.Store) []any {
 
 // Every mutating route answers 401 without a token and 403 with a read
 // token, and changes nothing; every other API route asks for a token;
-// /healthz and /metrics stay open.
+// /healthz, /livez, /version and /metrics stay open.
 func TestServer_TokensGuardEveryRoute(t *testing.T) {
 	srv, store := guardedServer(t, api.Options{AdminTokens: []string{adminToken}, ReadTokens: []string{readToken}})
 	before := snapshot(t, store)
@@ -111,7 +111,7 @@ func TestServer_TokensGuardEveryRoute(t *testing.T) {
 	for _, pattern := range routes {
 		method, path := concrete(pattern)
 		switch {
-		case path == "/healthz" || path == "/metrics":
+		case path == "/healthz" || path == "/livez" || path == "/version" || path == "/metrics":
 			if code, _, body := send(t, method, srv.URL+path, nil, ""); code != http.StatusOK {
 				t.Errorf("%s without a token: %d %s", pattern, code, body)
 			}

@@ -6,15 +6,6 @@ import (
 	"github.com/floehq/floe/metrics"
 )
 
-func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	if err := s.store.health(r.Context()); err != nil {
-		w.Header().Set("Retry-After", "1")
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unhealthy", "error": s.scrub(err.Error(), nil)})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok", "version": s.version})
-}
-
 // handleMetrics serves the Prometheus registry (Options.Metrics). A scrape
 // reads no store: per-table series are set by the watcher as runs end.
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {

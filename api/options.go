@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/internal/buildinfo"
 	"github.com/floehq/floe/internal/redact"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
@@ -59,6 +60,9 @@ type Options struct {
 	// Redactor scrubs every error the API answers and learns the secrets
 	// of the connections it stores (nil: a private one).
 	Redactor *redact.Redactor
+	// Build is what GET /version answers (zero: only the version given to
+	// New).
+	Build buildinfo.Info
 }
 
 // HealthTimeout bounds the store check of /healthz, and is the default

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"sync/atomic"
 	"time"
 
 	"github.com/floehq/floe/catalog"
@@ -64,6 +65,8 @@ type Server struct {
 	tables  *tableCache
 	srv     *http.Server
 	ln      net.Listener
+	// draining: the process is stopping; /healthz answers 503 (probes.go).
+	draining atomic.Bool
 }
 
 // New returns a Server; Open starts listening. cats may be nil: the
@@ -138,6 +141,8 @@ func (s *Server) routes() []route {
 	}
 	return []route{
 		{"GET /healthz", s.handleHealth, open, false},
+		{"GET /livez", s.handleLive, open, false},
+		{"GET /version", s.handleVersion, open, false},
 		{"GET /metrics", s.handleMetrics, metrics, false},
 		{"GET /api/v1/openapi.json", s.handleOpenAPI, read, false},
 		{"GET /api/v1/summary", s.handleSummary, read, false},

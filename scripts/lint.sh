@@ -14,6 +14,7 @@ fi
 
 echo "== go vet"
 go vet -tags integration ./...
+(cd tools/deploy && go vet -tags integration ./...)
 
 echo "== staticcheck"
 sc="$(go env GOPATH)/bin/staticcheck"

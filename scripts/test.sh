@@ -29,6 +29,14 @@ if ! go test -race -tags integration -p 2 -timeout 30m -count=1 -skip "$big" ./.
 	find "$TEST_ARTIFACTS_DIR" -name '*-failed.png' 2>/dev/null | sort
 	exit 1
 fi
+# tools/deploy is a module of its own (go-containerregistry, Helm's SDK and
+# the Kubernetes API types stay out of floe's go.mod): it builds the image
+# and runs it from its unpacked layers against Redis and the demo lake, and
+# renders, lints and checks the Helm chart.
+echo "== go test -tags integration ./... in tools/deploy (image, Helm chart)"
+deploy_start=$(date +%s)
+(cd tools/deploy && go test -tags integration -timeout 20m -count=1 ./... 2>&1) | tee -a .cache/test.log
+echo "== tools/deploy done in $(( $(date +%s) - deploy_start ))s"
 echo "== go test -tags integration -run '$big' ./segments/"
 go test -tags integration -timeout 20m -count=1 -run "$big" -v ./segments/ 2>&1 | tee -a .cache/test.log | grep -E '^(---|ok|FAIL|panic)|built '
 echo "== done in $(( $(date +%s) - start ))s"

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
@@ -23,6 +24,10 @@ func (w *Watcher) startRun(ctx context.Context, name, trigger string) (string, e
 		w.mu.Unlock()
 		return "", fmt.Errorf("trigger %s: %w", name, checkpoint.ErrNotFound)
 	}
+	if w.draining {
+		w.mu.Unlock()
+		return "", fmt.Errorf("trigger %s: %w", name, ErrDraining)
+	}
 	if st.running {
 		id := st.runID
 		w.mu.Unlock()
@@ -34,11 +39,13 @@ func (w *Watcher) startRun(ctx context.Context, name, trigger string) (string, e
 		w.notifyStartedLocked(st, w.clock.Now())
 	}
 	t, id := st.table, st.runID
+	w.inflight.Add(1)
 	w.mu.Unlock()
 
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
+		defer w.inflight.Done()
 		defer w.finish(name)
 		select {
 		case w.slots <- struct{}{}:
@@ -88,6 +95,8 @@ func (w *Watcher) logRun(run checkpoint.Run) {
 	}
 	switch {
 	case run.Status == checkpoint.RunFailed && run.Error == context.Canceled.Error():
+	case run.Status == checkpoint.RunFailed && strings.Contains(run.Error, ErrDraining.Error()):
+		w.log.Info("sync stopped: floe is stopping", append(attrs, slog.String("error", run.Error))...)
 	case run.Status == checkpoint.RunFailed:
 		w.log.Error("sync failed", append(attrs, slog.String("error", run.Error))...)
 	case run.Status == checkpoint.RunSkipped || run.SegmentsGenerated == 0 && run.SegmentsDeleted == 0:

@@ -29,6 +29,17 @@
 //     as they happen, the periodic refresh catching anything missed
 //     (schedule_watch.go).
 //
+// Drain (drain.go), what SIGTERM does to `floe serve`:
+//   - D1 once Drain began, no run starts on this replica (ErrDraining).
+//   - D2 a run in flight either ends within the drain grace or is stopped
+//     at a safe point, as at any cancellation (I2 holds), and records
+//     FAILED naming ErrDraining: a drained replica leaves no run RUNNING,
+//     so none is later marked ABANDONED on its account.
+//   - D3 a run releases its lease as it returns, so another replica takes
+//     the table on its next schedule tick, not after the lease TTL.
+//   - D4 the run records buffered during a store outage are written before
+//     Drain returns (or Drain says how many were not).
+//
 // Observability: the watcher reports runs, phases, files, takeovers and lag
 // through Metrics (metrics.go; an interface it owns, metrics.Registry
 // implements it), and keeps each run's own log lines, INFO and above and

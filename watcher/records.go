@@ -144,3 +144,10 @@ func (w *Watcher) abandonRuns(ctx context.Context, table, keep, reason string, m
 		w.noteAbandoned(table, keep)
 	}
 }
+
+// pendingCount is how many records wait for the store.
+func (rc *recorder) pendingCount() int {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return len(rc.order)
+}

@@ -93,10 +93,14 @@ type Watcher struct {
 	tables  map[string]*tableState
 	slots   chan struct{}
 	wake    chan struct{}
-	cancel  context.CancelFunc
+	cancel  context.CancelCauseFunc
 	loopCtx context.Context
 	wg      sync.WaitGroup
 	started bool
+	// draining: the replica is stopping and starts no run (drain.go);
+	// inflight counts the runs started in the background.
+	draining bool
+	inflight sync.WaitGroup
 
 	// The watcher's place in the store's table history (schedule_apply.go).
 	records recordState
@@ -214,7 +218,7 @@ func (w *Watcher) Open(ctx context.Context) error {
 	if err := w.Refresh(ctx); err != nil {
 		return err
 	}
-	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	loopCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	w.mu.Lock()
 	w.cancel, w.started, w.loopCtx = cancel, true, loopCtx
 	w.mu.Unlock()
@@ -246,7 +250,7 @@ func (w *Watcher) Close(ctx context.Context) error {
 	cancel := w.cancel
 	w.mu.Unlock()
 	if cancel != nil {
-		cancel()
+		cancel(nil)
 	}
 	done := make(chan struct{})
 	go func() { w.wg.Wait(); close(done) }()

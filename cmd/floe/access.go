@@ -73,6 +73,7 @@ func (a *app) apiOptions() api.Options {
 		StoreName: storeName(a.cfg.Store), MinScheduleInterval: a.cfg.Watcher.MinScheduleInterval,
 		Policy: a.cfg.Security.Policy(), Redactor: a.red, Pinot: a.dropper, Metrics: a.metrics.Handler(),
 		Notifier: a.notify.hub,
+		Build:    build(),
 	}
 }
 

@@ -13,8 +13,14 @@ import (
 	"syscall"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version, revision (the commit) and buildDate are set at build time with -ldflags
+// "-X main.version=... -X main.revision=... -X main.buildDate=..." (the Makefile
+// does); buildinfo fills what is left from the binary's build information.
+var (
+	version   = "dev"
+	revision  = ""
+	buildDate = ""
+)
 
 // command is one subcommand.
 type command struct {
@@ -38,7 +44,7 @@ func commands() []command {
 		{"inspect", "print a Pinot segment's metadata, columns and rows", cmdInspect},
 		{"aws-policy", "print the least-privilege IAM policy and trust policy floe needs for a connection", cmdAWSPolicy},
 		{"aws-template", "write the CloudFormation template creating the role floe assumes for a connection", cmdAWSTemplate},
-		{"version", "print the version", cmdVersion},
+		{"version", "print the version, commit, build date and Go version (-json: as JSON)", cmdVersion},
 	}
 }
 
@@ -60,6 +66,9 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if isHelp(args[0]) || args[0] == "help" {
 		usage(stdout)
 		return nil
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return cmdVersion(ctx, args[1:], stdout, stderr)
 	}
 	for _, c := range commands() {
 		if c.name != args[0] {
@@ -84,9 +93,4 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-12s %s\n", c.name, c.usage)
 	}
 	fmt.Fprintln(w, "\nRun 'floe <command> -h' for a command's flags. Configuration: -config FILE or FLOE_CONFIG, FLOE_* overrides.")
-}
-
-func cmdVersion(_ context.Context, _ []string, stdout, _ io.Writer) error {
-	fmt.Fprintln(stdout, "floe", version)
-	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -99,5 +100,35 @@ func TestDispatch_helpIsSuccessOnStdout(t *testing.T) {
 	_ = dispatch(t.Context(), []string{"infer", "-h"}, &out, &out)
 	if !strings.Contains(out.String(), "sales.`order-lines`") {
 		t.Errorf("infer usage lost the backticks of its example:\n%s", out.String())
+	}
+}
+
+// A release build's -ldflags reach `floe version`, `--version` and
+// `version -json`, together with the Go version the binary was built with.
+func TestMain_VersionFromLdflags(t *testing.T) {
+	bin := filepath.Join(t.TempDir(), "floe")
+	ldflags := "-X main.version=v1.2.3-test -X main.revision=0123abcd -X main.buildDate=2026-12-03T00:00:00Z"
+	if out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("build floe: %v\n%s", err, out)
+	}
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		out, err := exec.Command(bin, args...).Output()
+		if err != nil {
+			t.Fatalf("%v: %v", args, err)
+		}
+		for _, want := range []string{"floe v1.2.3-test", "commit 0123abcd", "built 2026-12-03T00:00:00Z", "go1."} {
+			if !strings.Contains(string(out), want) {
+				t.Fatalf("%v printed %q, want it to contain %q", args, out, want)
+			}
+		}
+	}
+	out, err := exec.Command(bin, "version", "-json").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var info struct{ Version, Commit, Date, GoVersion string }
+	if err := json.Unmarshal(out, &info); err != nil || info.Version != "v1.2.3-test" || info.Commit != "0123abcd" ||
+		!strings.HasPrefix(info.GoVersion, "go1.") {
+		t.Fatalf("version -json: %s (%v)", out, err)
 	}
 }

@@ -36,11 +36,21 @@ func cmdServe(ctx context.Context, args []string, _, stderr io.Writer) error {
 	return shutdown(a, srv, a.log)
 }
 
-// shutdown stops the API, then the watcher, within a deadline.
+// closeTimeout bounds what shutdown does after the drain grace.
+const closeTimeout = 8 * time.Second
+
+// shutdown drains (readiness goes false, no new run, runs in flight get
+// watcher.drainGrace, leases released, run records flushed), then stops
+// the API and the watcher, within a deadline.
 func shutdown(a *app, srv *api.Server, logger *slog.Logger) error {
-	logger.Info("floe stopping")
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	grace := a.cfg.Watcher.DrainGrace
+	logger.Info("floe stopping: draining", slog.Duration("grace", grace))
+	ctx, cancel := context.WithTimeout(context.Background(), grace+closeTimeout)
 	defer cancel()
+	srv.Drain()
+	if err := a.watcher.Drain(ctx, grace); err != nil {
+		logger.Error("drain", slog.String("error", err.Error()))
+	}
 	if err := srv.Close(ctx); err != nil {
 		logger.Error("stop api", slog.String("error", err.Error()))
 	}

@@ -139,6 +139,10 @@ type Watcher struct {
 	// LagInterval: how often each table's lag is measured (its metadata
 	// file only), whatever its schedule; negative: only when it runs.
 	LagInterval time.Duration `yaml:"lagInterval"`
+	// DrainGrace is how long a run in flight may go on after SIGTERM
+	// before it is stopped at a safe point (keep it below the
+	// orchestrator's own grace: Kubernetes kills after 30 s by default).
+	DrainGrace time.Duration `yaml:"drainGrace"`
 }
 
 // Log configures slog.
@@ -187,6 +191,7 @@ func Default() Config {
 			MergeSmallUnits:     8,
 			ManifestCacheBytes:  256 << 20,
 			MinScheduleInterval: 10 * time.Second,
+			DrainGrace:          20 * time.Second,
 		},
 		Log:           Log{Level: "info", Format: "text"},
 		Notifications: defaultNotifications(),
@@ -305,6 +310,9 @@ func (c *Config) validateRunModel() *FieldError {
 		if fe != nil {
 			return fe
 		}
+	}
+	if w.DrainGrace < 0 {
+		return &FieldError{"watcher.drainGrace", "must be at least 0"}
 	}
 	if w.LeaseMargin < 0 || w.LeaseMargin >= w.LeaseTTL/2 {
 		return &FieldError{"watcher.leaseMargin", fmt.Sprintf("must be at least 0 and less than half of watcher.leaseTTL (%s)", w.LeaseTTL)}

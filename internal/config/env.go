@@ -124,6 +124,7 @@ func envVars() []envVar {
 		{"FLOE_WATCHER_BATCHBYTES", "watcher.batchBytes", num64(func(c *Config) *int64 { return &c.Watcher.BatchBytes })},
 		{"FLOE_WATCHER_SHAREBUILDS", "watcher.shareBuilds", boolean(func(c *Config) *bool { return &c.Watcher.ShareBuilds })},
 		{"FLOE_WATCHER_CLAIMTIMEOUT", "watcher.claimTimeout", dur(func(c *Config) *time.Duration { return &c.Watcher.ClaimTimeout })},
+		{"FLOE_WATCHER_DRAINGRACE", "watcher.drainGrace", dur(func(c *Config) *time.Duration { return &c.Watcher.DrainGrace })},
 		{"FLOE_WATCHER_MINSCHEDULEINTERVAL", "watcher.minScheduleInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.MinScheduleInterval })},
 		{"FLOE_LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
 		{"LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},

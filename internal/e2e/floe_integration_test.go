@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -33,6 +34,8 @@ type settings struct {
 	mergeSmallUnits int
 	// pinot, when set, is the sink instead of a local directory.
 	pinot *testpeer.PinotCluster
+	// drainGrace is watcher.drainGrace (0: floe's default).
+	drainGrace time.Duration
 }
 
 // cluster is a set of `floe serve` replicas sharing one redis-server, one
@@ -90,6 +93,7 @@ watcher:
   mergeSmallUnits: %d
   defaultSchedule: %q
   minScheduleInterval: 1s
+  drainGrace: %s
 security:
   localRoots: [%s]
   egress:
@@ -104,7 +108,8 @@ connections:
       uri: %s
       catalog-name: %s
 `, r.addr, r.redisURL, c.sink, c.controllerURL(), r.name, c.set.leaseTTL, c.work, c.set.batchFiles, c.set.buildParallelism,
-		c.set.claimTimeout, c.coalesceBelowBytes(), c.set.mergeSmallUnits, c.set.schedule, filepath.Dir(c.lake.db), c.lake.db,
+		c.set.claimTimeout, c.coalesceBelowBytes(), c.set.mergeSmallUnits, c.set.schedule, cmp.Or(c.set.drainGrace, 20*time.Second),
+		filepath.Dir(c.lake.db), c.lake.db,
 		catalogName)
 }
 

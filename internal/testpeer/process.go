@@ -41,6 +41,14 @@ type ProcessSpec struct {
 	// to the log file.
 	Stdin  io.Reader
 	Stdout io.Writer
+	// Root, when set, is the root directory the process sees (chroot;
+	// needs root), as a container runtime gives an image's process; Dir
+	// is then inside it.
+	Root string
+	// Credential, when set, is the user and group the process runs as.
+	Credential *syscall.Credential
+	// OnlyEnv: the process gets Env alone, not the test's environment.
+	OnlyEnv bool
 }
 
 // Process is a running peer started by Start.
@@ -83,6 +91,9 @@ func Start(t testing.TB, spec ProcessSpec) *Process {
 	}
 	cmd := exec.Command(spec.Cmd, spec.Args...)
 	cmd.Env = append(os.Environ(), spec.Env...)
+	if spec.OnlyEnv {
+		cmd.Env = spec.Env
+	}
 	cmd.Dir = spec.Dir
 	cmd.Stdin = spec.Stdin
 	cmd.Stdout = f
@@ -91,7 +102,7 @@ func Start(t testing.TB, spec ProcessSpec) *Process {
 	}
 	cmd.Stderr = f
 	// Own process group so the stop signal reaches children too.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Chroot: spec.Root, Credential: spec.Credential}
 	if err := cmd.Start(); err != nil {
 		_ = f.Close()
 		t.Fatalf("testpeer: start %s (%s): %v", spec.Name, spec.Cmd, err)
