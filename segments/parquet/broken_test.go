@@ -183,43 +183,7 @@ func writeHugePageClaim(t *testing.T, path string) {
 		rows[i].S.A, rows[i].S.B = int64(i), fmt.Sprint("b", i)
 	}
 	parquettest.WriteFile(t, path, rows, parquet.Compression(&parquet.Uncompressed))
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	off := openMetadata(t, path).Metadata().RowGroups[0].Columns[0].MetaData.DataPageOffset
-	proto := new(thrift.CompactProtocol)
-	br := bytes.NewReader(b[off:])
-	var h format.PageHeader
-	if err := thrift.NewDecoder(proto.NewReader(br)).Decode(&h); err != nil {
-		t.Fatal(err)
-	}
-	size := len(b[off:]) - br.Len()
-	h.UncompressedPageSize = 300 << 20
-	nb, err := thrift.Marshal(proto, &h)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(nb) != size+3 && len(nb) != size+2 && len(nb) != size {
-		t.Fatalf("page header re-encoded to %d bytes, was %d", len(nb), size)
-	}
-	out := append(append(append([]byte{}, b[:off]...), nb...), b[int(off)+size:]...)
-	shift := int64(len(nb) - size)
-	if err := os.WriteFile(path, out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	editFooter(t, path, func(md *format.FileMetaData) {
-		for i := range md.RowGroups[0].Columns {
-			m := &md.RowGroups[0].Columns[i].MetaData
-			if i > 0 {
-				m.DataPageOffset += shift
-			}
-			if i == 0 {
-				m.TotalCompressedSize += shift
-				m.TotalUncompressedSize += shift
-			}
-		}
-	})
+	editFirstPageHeader(t, path, func(h *format.PageHeader) { h.UncompressedPageSize = 300 << 20 })
 }
 
 func bytesColumn(name string) *pinot.Schema {
@@ -270,6 +234,26 @@ func writeShortPlainPage(t *testing.T, path string, v int) {
 // one-page file claim n values (and rows).
 func claimValues(t *testing.T, path string, n int32) {
 	t.Helper()
+	editFirstPageHeader(t, path, func(h *format.PageHeader) {
+		if d, ok := h.DataPageHeader.Get(); ok {
+			d.NumValues = n
+			h.DataPageHeader = thrift.New(d)
+		}
+		if d, ok := h.DataPageHeaderV2.Get(); ok {
+			d.NumValues, d.NumRows = n, n
+			h.DataPageHeaderV2 = thrift.New(d)
+		}
+	})
+	editFooter(t, path, func(md *format.FileMetaData) {
+		md.NumRows, md.RowGroups[0].NumRows, md.RowGroups[0].Columns[0].MetaData.NumValues = int64(n), int64(n), int64(n)
+	})
+}
+
+// editFirstPageHeader edits the header of the first data page of the
+// file's first column chunk; when the header's encoding grows, the
+// chunk's sizes and the later chunks' offsets move with it.
+func editFirstPageHeader(t *testing.T, path string, edit func(*format.PageHeader)) {
+	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -282,24 +266,32 @@ func claimValues(t *testing.T, path string, n int32) {
 		t.Fatal(err)
 	}
 	size := len(b[off:]) - br.Len()
-	if d, ok := h.DataPageHeader.Get(); ok {
-		d.NumValues = n
-		h.DataPageHeader = thrift.New(d)
-	}
-	if d, ok := h.DataPageHeaderV2.Get(); ok {
-		d.NumValues, d.NumRows = n, n
-		h.DataPageHeaderV2 = thrift.New(d)
-	}
+	edit(&h)
 	nb, err := thrift.Marshal(proto, &h)
-	if err != nil || len(nb) != size {
-		t.Fatalf("page header re-encoded to %d bytes, was %d (%v)", len(nb), size, err)
-	}
-	copy(b[off:], nb)
-	if err := os.WriteFile(path, b, 0o644); err != nil {
+	if err != nil {
 		t.Fatal(err)
 	}
+	out := append(append(append([]byte{}, b[:off]...), nb...), b[int(off)+size:]...)
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shift := int64(len(nb) - size)
+	if shift == 0 {
+		return
+	}
 	editFooter(t, path, func(md *format.FileMetaData) {
-		md.NumRows, md.RowGroups[0].NumRows, md.RowGroups[0].Columns[0].MetaData.NumValues = int64(n), int64(n), int64(n)
+		for i := range md.RowGroups[0].Columns {
+			m := &md.RowGroups[0].Columns[i].MetaData
+			if i == 0 {
+				m.TotalCompressedSize += shift
+				m.TotalUncompressedSize += shift
+			} else {
+				m.DataPageOffset += shift
+				if m.DictionaryPageOffset > 0 {
+					m.DictionaryPageOffset += shift
+				}
+			}
+		}
 	})
 }
 
