@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"sync/atomic"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/bench/cli"
+	"github.com/floehq/floe/internal/bench/lake"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
@@ -31,30 +30,6 @@ const (
 	schemaJS  = `{"schemaName":"events","dimensionFieldSpecs":[{"name":"id","dataType":"LONG"},{"name":"v","dataType":"STRING"}]}`
 )
 
-// seedBuilder writes a placeholder tarball while seeding (the first sync
-// of the whole table is not what is measured), then the real builder.
-type seedBuilder struct {
-	seeding atomic.Bool
-	real    watcher.IcebergBuilder
-}
-
-func (b *seedBuilder) Build(ctx context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
-	if !b.seeding.Load() {
-		return b.real.Build(ctx, req)
-	}
-	name := req.SegmentName(0)
-	p := filepath.Join(req.OutDir, name+".tar.gz")
-	if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
-		return watcher.BuildResult{}, err
-	}
-	res := watcher.BuildResult{Segments: []pinot.Segment{{Name: name, TarPath: p}}, FileRows: map[string]int64{}}
-	for _, f := range req.Unit.Files {
-		res.FileRows[f.Path] = f.Rows
-		res.Rows += f.Rows
-	}
-	return res, nil
-}
-
 // measure seeds a watcher on the table as it is, then measures commits
 // of one new file and an equality delete, each followed by a run.
 func measure(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct contender, dir string) (result, error) {
@@ -63,15 +38,15 @@ func measure(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct co
 		Source: "events", SchemaJSON: []byte(schemaJS), TableConfigJSON: []byte(`{"tableName":"events","tableType":"OFFLINE"}`)}); err != nil {
 		return result{}, err
 	}
-	b := &seedBuilder{}
-	b.seeding.Store(true)
+	b := &lake.SeedBuilder{}
+	b.Seeding.Store(true)
 	w := watcher.New(watcher.Deps{Store: store, Loader: loader{c}, Builder: b, Uploader: pinot.NewLocalDir(filepath.Join(dir, "pinot")),
 		Planner: plan.New(plan.Options{EqualityDeletesWholePartition: ct.whole})},
 		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 1 << 20})
 	if _, err := w.RunOnce(ctx, tableName, "bench", nil); err != nil {
 		return result{}, fmt.Errorf("seed: %w", err)
 	}
-	b.seeding.Store(false)
+	b.Seeding.Store(false)
 	r := result{contender: ct}
 	for i := 0; i <= o.commits; i++ { // the first commit warms up
 		ks := keys.pick(c.files, o.deletes, ct.recent)

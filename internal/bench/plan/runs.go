@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
-	"sync/atomic"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/bench/lake"
@@ -26,31 +24,6 @@ const (
 	seedSchema  = `{"schemaName":"events","dimensionFieldSpecs":[{"name":"id","dataType":"LONG"},{"name":"v","dataType":"STRING"}]}`
 )
 
-// seedBuilder writes a placeholder tarball while seeding (the table's
-// first sync of thousands of files is not what is measured), then hands
-// over to the real builder.
-type seedBuilder struct {
-	seeding atomic.Bool
-	real    watcher.IcebergBuilder
-}
-
-func (b *seedBuilder) Build(ctx context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
-	if !b.seeding.Load() {
-		return b.real.Build(ctx, req)
-	}
-	name := req.SegmentName(0)
-	p := filepath.Join(req.OutDir, name+".tar.gz")
-	if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
-		return watcher.BuildResult{}, err
-	}
-	res := watcher.BuildResult{Segments: []pinot.Segment{{Name: name, TarPath: p}}, FileRows: map[string]int64{}}
-	for _, f := range req.Unit.Files {
-		res.FileRows[f.Path] = f.Rows
-		res.Rows += f.Rows
-	}
-	return res, nil
-}
-
 // measureRuns measures whole runs of a watcher (memory store, an in-memory
 // Pinot stand-in, the real segment builder) on the table: a one-file
 // sync, and a tick that finds no new snapshot (it reads the table's
@@ -61,14 +34,14 @@ func measureRuns(ctx context.Context, l *lake.Lake, dir string, runs int) (map[s
 		Source: "events", SchemaJSON: []byte(seedSchema), TableConfigJSON: []byte(`{"tableName":"events","tableType":"OFFLINE"}`)}); err != nil {
 		return nil, err
 	}
-	b := &seedBuilder{}
-	b.seeding.Store(true)
+	b := &lake.SeedBuilder{}
+	b.Seeding.Store(true)
 	w := watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: b, Uploader: &listSink{served: map[string]bool{}}},
 		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 1 << 20})
 	if _, err := w.RunOnce(ctx, seedTable, "bench", nil); err != nil {
 		return nil, fmt.Errorf("seed the checkpoint: %w", err)
 	}
-	b.seeding.Store(false)
+	b.Seeding.Store(false)
 	costs := map[string][]cost{}
 	for i := 0; i <= runs; i++ { // the first of each is a warm-up
 		if err := l.AddFiles(ctx, 1); err != nil {
