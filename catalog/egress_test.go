@@ -1,7 +1,6 @@
 package catalog_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -16,16 +15,6 @@ import (
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/internal/egress"
 )
-
-// resolverMap answers names from a table, as a rebinding DNS server would.
-type resolverMap map[string][]netip.Addr
-
-func (r resolverMap) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if ips, ok := r[host]; ok {
-		return ips, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
 
 func egressPolicy(t *testing.T, cfg egress.Config, r egress.Resolver) *egress.Policy {
 	t.Helper()
@@ -111,7 +100,7 @@ func TestOpen_DialRefusesRebinding(t *testing.T) {
 	}))
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	dns := resolverMap{"catalog.example.com": {netip.MustParseAddr("127.0.0.1")}}
+	dns := egress.StaticResolver{"catalog.example.com": {netip.MustParseAddr("127.0.0.1")}}
 	cfg := catalog.Config{Name: "c", Type: catalog.TypeREST, Props: map[string]string{"uri": "http://catalog.example.com:" + port},
 		Secrets: map[string]string{"token": "tok-5a6b7c8d9e0f1a2b"}}
 	_, err := openResolved(t, catalog.Policy{Egress: egressPolicy(t, egress.Config{}, dns)}, cfg)

@@ -82,6 +82,19 @@ type Resolver interface {
 	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
 }
 
+// StaticResolver answers names from a fixed table (a name it lacks does
+// not resolve): for fixed host entries, and for tests that play a DNS
+// server rebinding a name to another address.
+type StaticResolver map[string][]netip.Addr
+
+// LookupNetIP implements Resolver.
+func (r StaticResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	if ips, ok := r[host]; ok {
+		return ips, nil
+	}
+	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
+}
+
 // FieldError is a configuration problem; Field is relative to
 // security.egress ("allow[2]", "catalog.allow[0]").
 type FieldError struct {

@@ -1,7 +1,6 @@
 package egress_test
 
 import (
-	"context"
 	"errors"
 	"io"
 	"net"
@@ -15,17 +14,6 @@ import (
 
 	"github.com/floehq/floe/internal/egress"
 )
-
-// fakeResolver answers every name from a table, as a hostile or
-// rebinding DNS server would.
-type fakeResolver map[string][]netip.Addr
-
-func (r fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
-	if ips, ok := r[host]; ok {
-		return ips, nil
-	}
-	return nil, &net.DNSError{Err: "no such host", Name: host, IsNotFound: true}
-}
 
 // client returns an HTTP client of kind under p.
 func client(p *egress.Policy, kind egress.Kind, scrub func(string) string) *http.Client {
@@ -57,7 +45,7 @@ func TestPolicy_DialRebinding(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok") }))
 	defer srv.Close()
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
-	dns := fakeResolver{"catalog.example.com": {netip.MustParseAddr("127.0.0.1")},
+	dns := egress.StaticResolver{"catalog.example.com": {netip.MustParseAddr("127.0.0.1")},
 		"meta.example.com": {netip.MustParseAddr("169.254.169.254")}}
 	strict, err := egress.New(egress.Config{}, dns)
 	if err != nil {
@@ -105,7 +93,7 @@ func TestTransport_SameErrorForEveryDialFailure(t *testing.T) {
 	}
 	defer silent.Close()
 	garbage := garbageServer(t)
-	dns := fakeResolver{"down.example.com": {netip.MustParseAddr("127.0.0.1")}}
+	dns := egress.StaticResolver{"down.example.com": {netip.MustParseAddr("127.0.0.1")}}
 	p, err := egress.New(egress.Config{Allow: []string{"127.0.0.0/8"}}, dns)
 	if err != nil {
 		t.Fatal(err)
