@@ -152,13 +152,15 @@ func (e *notifyEnv) startReplicas(t *testing.T, dir string, n int) *serveCluster
 				"FLOE_PINOT_SEGMENTDIR=" + filepath.Join(dir, "segments"),
 				"FLOE_WATCHER_WORKDIR=" + filepath.Join(dir, fmt.Sprintf("work-%d", i)),
 				"FLOE_WATCHER_OWNER=" + fmt.Sprintf("replica-%c", 'a'+i), "FLOE_LOG_LEVEL=debug",
-				"FLOE_SECURITY_LOCALROOTS=" + dir, "AWS_ACCESS_KEY_ID=testing", "AWS_SECRET_ACCESS_KEY=testing"}})
+				"FLOE_SECURITY_LOCALROOTS=" + dir, "FLOE_SECURITY_EGRESS_ALLOW=127.0.0.0/8,::1",
+				"AWS_ACCESS_KEY_ID=testing", "AWS_SECRET_ACCESS_KEY=testing"}})
 		t.Cleanup(p.Stop)
 		testpeer.WaitHTTP(t, "http://"+addr+"/healthz", 60*time.Second, nil)
 		c.addrs, c.procs = append(c.addrs, addr), append(c.procs, p)
 	}
 	s3Props := map[string]string{"s3.endpoint": e.moto, "s3.region": "us-east-1"}
-	secrets := map[string]string{"access-key-id": "testing", "secret-access-key": "testing"}
+	// moto takes any key; floe wants secrets of at least 8 bytes.
+	secrets := map[string]string{"access-key-id": "testing-key", "secret-access-key": "testing-secret"}
 	props := map[string]string{"uri": filepath.Join(dir, "lake.db"), "catalog-name": "lake"}
 	for k, v := range s3Props {
 		props[k] = v
