@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"syscall"
 	"time"
@@ -56,7 +57,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // that configuration leaves the default: its data directory for the store,
 // segments and work, quick refreshes, and -addr when given.
 func demoConfig(path string, o demoOptions) (config.Config, error) {
-	cfg, err := loadConfig(path)
+	cfg, err := config.LoadUnvalidated(path, os.Environ())
 	if err != nil {
 		return cfg, err
 	}

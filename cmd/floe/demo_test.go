@@ -203,6 +203,12 @@ func TestDemoConfig_honoursConfigAndEnv(t *testing.T) {
 		cfg.Pinot.SegmentDir != filepath.Join(data, "segments") {
 		t.Errorf("demo defaults not applied: addr %q, store %q, segments %q", cfg.Server.Addr, cfg.Store.Path, cfg.Pinot.SegmentDir)
 	}
+	// -addr decides before the configuration is checked: an image's
+	// environment that serves 0.0.0.0 without a token does not stop the demo.
+	t.Setenv("FLOE_SERVER_ADDR", "0.0.0.0:8080")
+	if cfg, err = demoConfig("", demoOptions{dataDir: data, addr: "127.0.0.1:18082"}); err != nil || cfg.Server.Addr != "127.0.0.1:18082" {
+		t.Errorf("-addr over FLOE_SERVER_ADDR=0.0.0.0:8080: %q, %v", cfg.Server.Addr, err)
+	}
 	t.Setenv("FLOE_SERVER_ADDR", "127.0.0.1:18081")
 	if cfg, err = demoConfig("", demoOptions{dataDir: data}); err != nil || cfg.Server.Addr != "127.0.0.1:18081" {
 		t.Errorf("FLOE_SERVER_ADDR without -addr: %q, %v", cfg.Server.Addr, err)

@@ -212,6 +212,20 @@ var ErrInvalid = errors.New("invalid configuration")
 // Load returns the defaults overlaid with the YAML file at path (skipped
 // when path is empty) and the FLOE_* variables in env, validated.
 func Load(path string, env []string) (Config, error) {
+	cfg, err := LoadUnvalidated(path, env)
+	if err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+// LoadUnvalidated is Load without the final Validate, for a caller that
+// fills settings of its own before it validates (floe demo's paths and
+// -addr).
+func LoadUnvalidated(path string, env []string) (Config, error) {
 	cfg := Default()
 	if path != "" {
 		raw, err := os.ReadFile(path)
@@ -229,9 +243,6 @@ func Load(path string, env []string) (Config, error) {
 		return cfg, err
 	}
 	if err := cfg.resolveTokens(env); err != nil {
-		return cfg, err
-	}
-	if err := cfg.Validate(); err != nil {
 		return cfg, err
 	}
 	return cfg, nil
