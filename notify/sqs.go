@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
@@ -34,6 +36,10 @@ type SQSOptions struct {
 	Region                                     string
 	Endpoint                                   string // e.g. a local SQS; "" AWS
 	AccessKeyID, SecretAccessKey, SessionToken string
+	// Police, when set, gives the HTTP client the queue's calls go
+	// through, over the SDK's own transport (its CA bundle and pools): floe
+	// passes one that dials under its egress policy.
+	Police func(tr *http.Transport, timeout time.Duration) aws.HTTPClient
 }
 
 // NewSQSQueue returns the queue at opts.URL.
@@ -50,6 +56,9 @@ func NewSQSQueue(ctx context.Context, opts SQSOptions) (*SQSQueue, error) {
 	cfg, err := awsconfig.LoadDefaultConfig(ctx, load...)
 	if err != nil {
 		return nil, fmt.Errorf("load AWS config for queue %s: %w", opts.URL, err)
+	}
+	if b, ok := cfg.HTTPClient.(*awshttp.BuildableClient); ok && opts.Police != nil {
+		cfg.HTTPClient = opts.Police(b.GetTransport(), b.GetTimeout())
 	}
 	client := sqs.NewFromConfig(cfg, func(o *sqs.Options) {
 		if opts.Endpoint != "" {

@@ -5,9 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
+	"github.com/floehq/floe/internal/egress"
 	"github.com/floehq/floe/metrics"
 	"github.com/floehq/floe/notify"
 	"github.com/floehq/floe/watcher"
@@ -28,9 +34,16 @@ func newNotifier(ctx context.Context, cfg config.Config, store checkpoint.Store,
 	hub := notify.NewHub(store, w, reg, logger, notify.Options{Debounce: n.Debounce, MaxDelay: n.MaxDelay,
 		WebhookPerMinute: n.WebhookPerMinute})
 	out := &notifier{hub: hub}
+	pol := cfg.Security.EgressPolicy()
 	for _, q := range cfg.NotifyQueues() {
+		// The queue is an AWS endpoint like any other: its calls dial
+		// under the egress policy's AWS rules.
+		police := func(tr *http.Transport, timeout time.Duration) aws.HTTPClient {
+			return pol.Client(egress.AWS, tr, &net.Dialer{Timeout: 30 * time.Second}, timeout, nil)
+		}
 		sq, err := notify.NewSQSQueue(ctx, notify.SQSOptions{URL: q.URL, Region: q.Region, Endpoint: q.Endpoint,
-			AccessKeyID: q.AccessKeyID, SecretAccessKey: q.SecretAccessKey, SessionToken: q.SessionToken})
+			AccessKeyID: q.AccessKeyID, SecretAccessKey: q.SecretAccessKey, SessionToken: q.SessionToken,
+			Police: police})
 		if err != nil {
 			return nil, fmt.Errorf("notification queue %s: %w", q.Name, err)
 		}
