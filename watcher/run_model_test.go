@@ -210,7 +210,7 @@ func TestRun_SharedBuildsUseEveryReplica(t *testing.T) {
 	h.assertConsistent(t)
 }
 
-// Issue 9: a restarted replica marks its runs left RUNNING as ABANDONED
+// A restarted replica marks its runs left RUNNING as ABANDONED
 // and removes their work directories; a run that takes a table's lease
 // marks any other replica's RUNNING run of it ABANDONED.
 func TestWatcher_OpenCleansUpDeadRuns(t *testing.T) {
@@ -272,7 +272,7 @@ func (s *downStore) PutRun(ctx context.Context, r checkpoint.Run) error {
 	return s.Store.PutRun(ctx, r)
 }
 
-// Issue 13: runs that could not be recorded during an outage are recorded
+// Runs that could not be recorded during an outage are recorded
 // with their real times and errors once the store answers again.
 func TestWatcher_RunsOfAnOutageAreRecordedLater(t *testing.T) {
 	h := newHarness(t, map[string]string{watcher.KeySchedulePaused: "* * * * * ?"})

@@ -112,7 +112,7 @@ func (h *controlHarness) snapshot(t *testing.T) *checkpoint.TableSnapshot {
 
 // I8, rule 1: a refresh whose list was read before a pause and a create
 // neither unpauses the table nor drops the new one, and the new one keeps
-// its first run (issue 15's lost first runs and undone pauses).
+// its first run (no first run lost, no pause undone).
 func TestWatcher_Refresh_StaleSnapshotUndoesNothing(t *testing.T) {
 	h := newControlHarness(t)
 	ctx := context.Background()

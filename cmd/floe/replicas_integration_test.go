@@ -164,7 +164,7 @@ func waitUntil(t testing.TB, what string, timeout time.Duration, cond func() boo
 	}
 }
 
-// Issue 15, first case (I8): two replicas on one Redis, 10 tables synced
+// I8, pauses: two replicas on one Redis, 10 tables synced
 // every second from a table that gets a new snapshot every second; all 10
 // paused through replica A. No run starts after a pause answered, on
 // either replica, and replica B shows each table PAUSED without waiting
@@ -255,7 +255,7 @@ func sortedDelays(m map[string]time.Duration) []time.Duration {
 	return out
 }
 
-// Issue 15, second case (I8): hundreds of tables registered one after the
+// I8, first runs: hundreds of tables registered one after the
 // other on two replicas refreshing every 100 ms, each status read on the
 // other replica right after its creation, as a page opening it would.
 // Every table gets its first run, although each table's schedule is a

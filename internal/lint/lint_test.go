@@ -37,6 +37,8 @@ func rules() []rule {
 			"a missing peer must fail the test, not skip it", false},
 		{"init()", regexp.MustCompile(`^func init\(\)`), func(string) bool { return true },
 			"no init() registries: wire explicitly", false},
+		{"issue reference", regexp.MustCompile(`(?i)\bissue \d+|\bthe issue\b`), func(string) bool { return true },
+			"code and comments speak of floe alone, not of the tracker's issues", true},
 		{"machine path", regexp.MustCompile(`/(work|root|farm)/|/tmp/bash[_]jobs`), func(string) bool { return true },
 			"no machine-specific paths", true},
 	}
