@@ -126,27 +126,13 @@ func (m *Memory) DeleteConnection(_ context.Context, name string) error {
 }
 
 // CreateBoundTable adds a table on a stored connection (C13).
-func (m *Memory) CreateBoundTable(_ context.Context, t Table) error {
-	if err := checkName("table", t.Name); err != nil {
-		return fmt.Errorf("create table: %w", err)
-	}
-	unlock, err := m.lock("create table")
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	if _, ok := m.conns[t.Connection]; !ok {
-		return noConnectionErr(t)
-	}
-	if _, ok := m.tables[t.Name]; ok {
-		return fmt.Errorf("create table %q: %w", t.Name, ErrConflict)
-	}
-	m.writeTableLocked(t)
-	return nil
-}
+func (m *Memory) CreateBoundTable(_ context.Context, t Table) error { return m.createTable(t, true) }
 
 // CreateTable adds a table; ErrConflict if it exists.
-func (m *Memory) CreateTable(_ context.Context, t Table) error {
+func (m *Memory) CreateTable(_ context.Context, t Table) error { return m.createTable(t, false) }
+
+// createTable adds a table, bound: only while its connection is stored.
+func (m *Memory) createTable(t Table, bound bool) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
@@ -155,6 +141,9 @@ func (m *Memory) CreateTable(_ context.Context, t Table) error {
 		return err
 	}
 	defer unlock()
+	if _, ok := m.conns[t.Connection]; bound && !ok {
+		return noConnectionErr(t)
+	}
 	if _, ok := m.tables[t.Name]; ok {
 		return fmt.Errorf("create table %q: %w", t.Name, ErrConflict)
 	}
