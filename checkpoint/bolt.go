@@ -213,13 +213,20 @@ func (b *Bolt) DeleteConnection(_ context.Context, name string) error {
 
 // CreateBoundTable adds a table on a stored connection, checked in the
 // same transaction (C13).
-func (b *Bolt) CreateBoundTable(_ context.Context, t Table) error {
+func (b *Bolt) CreateBoundTable(_ context.Context, t Table) error { return b.createTable(t, true) }
+
+// CreateTable adds a table; ErrConflict if it exists.
+func (b *Bolt) CreateTable(_ context.Context, t Table) error { return b.createTable(t, false) }
+
+// createTable adds a table in one transaction, bound: only while its
+// connection is stored.
+func (b *Bolt) createTable(t Table, bound bool) error {
 	if err := checkName("table", t.Name); err != nil {
 		return fmt.Errorf("create table: %w", err)
 	}
 	var missing bool
 	err := b.tableUpdate("create table "+quote(t.Name), t.Name, func(tx *bolt.Tx) error {
-		if tx.Bucket(bktConnections).Get([]byte(t.Connection)) == nil {
+		if bound && tx.Bucket(bktConnections).Get([]byte(t.Connection)) == nil {
 			missing = true
 			return ErrNoConnection
 		}
@@ -233,20 +240,6 @@ func (b *Bolt) CreateBoundTable(_ context.Context, t Table) error {
 		return noConnectionErr(t)
 	}
 	return err
-}
-
-// CreateTable adds a table; ErrConflict if it exists.
-func (b *Bolt) CreateTable(_ context.Context, t Table) error {
-	if err := checkName("table", t.Name); err != nil {
-		return fmt.Errorf("create table: %w", err)
-	}
-	return b.tableUpdate("create table "+quote(t.Name), t.Name, func(tx *bolt.Tx) error {
-		bkt := tx.Bucket(bktTables)
-		if bkt.Get([]byte(t.Name)) != nil {
-			return ErrConflict
-		}
-		return putJSON(bkt, t.Name, "table", tableRecord{versioned{FormatCurrent}, t})
-	})
 }
 
 // PutTable creates or replaces a table.
