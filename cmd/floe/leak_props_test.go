@@ -86,15 +86,7 @@ func TestServe_NoSecretLeaks_CredentialsOutsideSecrets(t *testing.T) {
 		if err := e.app.store.PutConnection(ctx, checkpoint.Connection{Name: c.name, Type: c.typ, Props: c.props}); err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range []struct{ method, path, body, key string }{
-			{"GET", "/api/v1/connections/" + c.name, "", ""},
-			{"POST", "/api/v1/connections/" + c.name + "/validate", "", "validate"},
-			{"GET", "/api/v1/connections/" + c.name + "/namespaces", "", "namespaces"},
-			{"GET", "/api/v1/connections/" + c.name + "/namespaces/sales/tables", "", ""},
-			{"GET", "/api/v1/connections/" + c.name + "/namespaces/sales/tables/orders", "", ""},
-			{"POST", "/api/v1/tables/preview", `{"connection":"` + c.name + `","namespace":"sales","table":"orders"}`, ""},
-			{"POST", "/api/v1/tables", `{"connection":"` + c.name + `","namespace":"sales","table":"orders","name":"t_x"}`, ""},
-		} {
+		for _, r := range connectionRoutes(c.name) {
 			code, out := record(r.method, r.path, nil, r.body)
 			if code >= 500 && code != http.StatusBadGateway {
 				t.Errorf("%s %s: %d %s", r.method, r.path, code, out)

@@ -79,15 +79,7 @@ func TestServe_NoSecretLeaks(t *testing.T) {
 			"props": c.props, "secrets": c.secrets})); code != http.StatusCreated {
 			t.Fatalf("create %s: %d %s", c.name, code, out)
 		}
-		for _, r := range []struct{ method, path, body, key string }{
-			{"GET", "/api/v1/connections/" + c.name, "", ""},
-			{"POST", "/api/v1/connections/" + c.name + "/validate", "", "validate"},
-			{"GET", "/api/v1/connections/" + c.name + "/namespaces", "", "namespaces"},
-			{"GET", "/api/v1/connections/" + c.name + "/namespaces/sales/tables", "", ""},
-			{"GET", "/api/v1/connections/" + c.name + "/namespaces/sales/tables/orders", "", ""},
-			{"POST", "/api/v1/tables/preview", `{"connection":"` + c.name + `","namespace":"sales","table":"orders"}`, ""},
-			{"POST", "/api/v1/tables", `{"connection":"` + c.name + `","namespace":"sales","table":"orders","name":"t_x"}`, ""},
-		} {
+		for _, r := range connectionRoutes(c.name) {
 			code, out := record(r.method, r.path, nil, r.body)
 			if code >= 500 && code != http.StatusBadGateway {
 				t.Errorf("%s %s: %d %s", r.method, r.path, code, out)
@@ -183,5 +175,23 @@ func waitFailedRuns(t *testing.T, e *servedEnv, tables []string) {
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
+	}
+}
+
+// leakRoute is one request the leak tests drive for a connection; key
+// names the route whose answer shows a peer's echo.
+type leakRoute struct{ method, path, body, key string }
+
+// connectionRoutes are the routes that make floe call a connection's
+// peers or show the connection, for the connection named name.
+func connectionRoutes(name string) []leakRoute {
+	return []leakRoute{
+		{"GET", "/api/v1/connections/" + name, "", ""},
+		{"POST", "/api/v1/connections/" + name + "/validate", "", "validate"},
+		{"GET", "/api/v1/connections/" + name + "/namespaces", "", "namespaces"},
+		{"GET", "/api/v1/connections/" + name + "/namespaces/sales/tables", "", ""},
+		{"GET", "/api/v1/connections/" + name + "/namespaces/sales/tables/orders", "", ""},
+		{"POST", "/api/v1/tables/preview", `{"connection":"` + name + `","namespace":"sales","table":"orders"}`, ""},
+		{"POST", "/api/v1/tables", `{"connection":"` + name + `","namespace":"sales","table":"orders","name":"t_x"}`, ""},
 	}
 }
