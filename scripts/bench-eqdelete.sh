@@ -8,5 +8,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mkdir -p .cache/bench
-go build -o .cache/bench/eqbench ./internal/bench/eqdelete
+go build -o .cache/bench/eqbench ./tools/bench/eqdelete
 exec .cache/bench/eqbench -dir .cache/bench/eqdelete -report docs/benchmarks.md "$@"

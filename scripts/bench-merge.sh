@@ -7,5 +7,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mkdir -p .cache/bench
-go build -o .cache/bench/mergebench ./internal/bench/merge
+go build -o .cache/bench/mergebench ./tools/bench/merge
 exec .cache/bench/mergebench -dir .cache/bench/merge -report docs/benchmarks.md "$@"

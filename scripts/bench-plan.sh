@@ -8,5 +8,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mkdir -p .cache/bench
-go build -o .cache/bench/planbench ./internal/bench/plan
+go build -o .cache/bench/planbench ./tools/bench/plan
 exec .cache/bench/planbench -dir .cache/bench/plan -report docs/benchmarks.md "$@"

@@ -9,5 +9,5 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup-redis.sh
 make build >/dev/null
 mkdir -p .cache/bench
-go build -o .cache/bench/runbench ./internal/bench/runs
+go build -o .cache/bench/runbench ./tools/bench/runs
 exec .cache/bench/runbench -floe bin/floe -dir .cache/bench/runs -report docs/benchmarks.md "$@"

@@ -14,5 +14,5 @@ mkdir -p .cache/bench
 # Always build from the working tree (cheap with the build cache), so the
 # numbers never come from a stale binary.
 CGO_ENABLED=0 go build -trimpath -o .cache/bench/floe ./cmd/floe
-go build -o .cache/bench/segbench ./internal/bench/segments
+go build -o .cache/bench/segbench ./tools/bench/segments
 exec .cache/bench/segbench run -dir .cache/bench -floe .cache/bench/floe -report docs/benchmarks.md "$@"

@@ -8,5 +8,5 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/setup-redis.sh
 mkdir -p .cache/bench
-go build -o .cache/bench/tablebench ./internal/bench/tables
+go build -o .cache/bench/tablebench ./tools/bench/tables
 exec .cache/bench/tablebench -dir .cache/bench/tables -report docs/benchmarks.md "$@"

@@ -15,7 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 // D1–D4 with real processes: two `floe serve` replicas on one Redis, a

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 const (

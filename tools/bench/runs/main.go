@@ -22,8 +22,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/floehq/floe/internal/bench/cli"
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/cli"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 func main() { cli.Main(context.Background(), "runbench", run) }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 func TestUpdate(t *testing.T) {

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/floehq/floe/internal/bench/lake"
+	"github.com/floehq/floe/tools/bench/lake"
 )
 
 // scaling is one backfill by n replicas.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 const (
@@ -41,7 +41,7 @@ func renderReport(o options, rs []result) string {
 func reportBlock() report.Block {
 	return report.Block{Begin: reportBegin, End: reportEnd, Section: "## Equality deletes (CDC upserts)\n\n" +
 		"An equality delete rebuilds only the segments whose files' key bounds hold one of its keys " +
-		"(`watcher/plan/doc.go`, P2). `make bench-eqdelete` (`internal/bench/eqdelete`) measures a CDC writer's " +
+		"(`watcher/plan/doc.go`, P2). `make bench-eqdelete` (`tools/bench/eqdelete`) measures a CDC writer's " +
 		"commits against the rule floe had before, under which every equality delete rebuilt every older file of " +
 		"its partition (kept as a planner option for this comparison)."}
 }

@@ -21,8 +21,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/floehq/floe/internal/bench/cli"
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/cli"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 func main() { cli.Main(context.Background(), "tablebench", run) }

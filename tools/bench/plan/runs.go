@@ -8,7 +8,7 @@ import (
 	"sync"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/internal/bench/lake"
+	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 )

@@ -23,9 +23,9 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/internal/bench/cli"
-	"github.com/floehq/floe/internal/bench/lake"
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/cli"
+	"github.com/floehq/floe/tools/bench/lake"
+	"github.com/floehq/floe/tools/bench/report"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
@@ -150,7 +150,7 @@ func reportBlock() report.Block {
 		Begin: "<!-- bench-merge:begin -->",
 		End:   "<!-- bench-merge:end -->",
 		Section: "## Merging small segments across runs\n\n" +
-			"`make bench-merge` (scripts/bench-merge.sh → `internal/bench/merge`): a writer adds one small data file per " +
+			"`make bench-merge` (scripts/bench-merge.sh → `tools/bench/merge`): a writer adds one small data file per " +
 			"snapshot and a watcher (memory store, local segment directory, the real segment builder) syncs after each " +
 			"snapshot, with `watcher.mergeSmallUnits` off and on, one after the other in one process.",
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 const (
@@ -51,7 +51,7 @@ func reportBlock() report.Block {
 	return report.Block{Begin: reportBegin, End: reportEnd, Section: "## Table overview API\n\n" + strings.TrimRight(sectionIntro, "\n")}
 }
 
-const sectionIntro = "`make bench-tables` (scripts/bench-tables.sh → `internal/bench/tables`) starts a `redis-server`, registers the " +
+const sectionIntro = "`make bench-tables` (scripts/bench-tables.sh → `tools/bench/tables`) starts a `redis-server`, registers the " +
 	"tables through the store (each with a checkpoint of ten files, its run history, a failed, running or completed newest " +
 	"run and an observation of its source), and serves the API over loopback HTTP from a watcher that knows every table. " +
 	"A listing reads the table records from a cache that stays valid while the store's table revision does not move (one " +

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/internal/bench/lake"
+	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 )

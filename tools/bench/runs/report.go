@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 const (
@@ -19,7 +19,7 @@ const (
 const mib = 1 << 20
 
 // reportIntro opens the "Large tables" section when the report has none.
-const reportIntro = "`make bench-runs` (scripts/bench-runs.sh → `internal/bench/runs`) backfills an iceberg-go table " +
+const reportIntro = "`make bench-runs` (scripts/bench-runs.sh → `tools/bench/runs`) backfills an iceberg-go table " +
 	"(sqlite SQL catalog) with one process while sampling its work directory, then backfills another table with one " +
 	"and with three `floe serve` replicas on one real redis-server sharing the units of the run."
 

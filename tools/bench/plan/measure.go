@@ -11,8 +11,8 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/internal/bench/cli"
-	"github.com/floehq/floe/internal/bench/lake"
+	"github.com/floehq/floe/tools/bench/cli"
+	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/watcher/plan"
 )
 

@@ -16,7 +16,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/report"
 	"github.com/floehq/floe/internal/pinottest"
 )
 

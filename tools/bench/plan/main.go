@@ -20,9 +20,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/floehq/floe/internal/bench/cli"
-	"github.com/floehq/floe/internal/bench/lake"
-	"github.com/floehq/floe/internal/bench/report"
+	"github.com/floehq/floe/tools/bench/cli"
+	"github.com/floehq/floe/tools/bench/lake"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 func main() { cli.Main(context.Background(), "planbench", run) }

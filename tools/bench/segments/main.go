@@ -17,7 +17,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/floehq/floe/internal/bench/cli"
+	"github.com/floehq/floe/tools/bench/cli"
 )
 
 func main() { cli.Main(context.Background(), "segbench", dispatch) }

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/internal/bench/cli"
-	"github.com/floehq/floe/internal/bench/lake"
+	"github.com/floehq/floe/tools/bench/cli"
+	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
