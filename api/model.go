@@ -7,18 +7,18 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
 // pinotModel returns the Pinot schema and table config of a new table:
 // the ones in the request when given, inferred from the Iceberg schema
 // otherwise. Given documents must name the table.
-func pinotModel(sc *iceberg.Schema, req createRequest, name string) (*pinot.Schema, *pinot.TableConfig, error) {
+func pinotModel(sc *iceberg.Schema, req createRequest, name string) (*spec.Schema, *spec.TableConfig, error) {
 	topts := schema.TableOptions{Schedule: req.Schedule, Task: req.TaskConfig}
 	var res *schema.Result
 	if len(req.Schema) > 0 {
-		var ps pinot.Schema
+		var ps spec.Schema
 		if err := json.Unmarshal(req.Schema, &ps); err != nil {
 			return nil, nil, fmt.Errorf("%w: schema: %w", errBadRequest, err)
 		}
@@ -37,7 +37,7 @@ func pinotModel(sc *iceberg.Schema, req createRequest, name string) (*pinot.Sche
 		topts.Source, topts.Connection = req.tableName(), req.Connection
 		return res.Schema, schema.TableConfig(res, topts), nil
 	}
-	var tc pinot.TableConfig
+	var tc spec.TableConfig
 	if err := json.Unmarshal(req.TableConfig, &tc); err != nil {
 		return nil, nil, fmt.Errorf("%w: tableConfig: %w", errBadRequest, err)
 	}
@@ -52,7 +52,7 @@ func pinotModel(sc *iceberg.Schema, req createRequest, name string) (*pinot.Sche
 
 // timeColumnOf picks the time column of a given schema: the requested one
 // or the first DATE_TIME field.
-func timeColumnOf(s *pinot.Schema, want string, none bool) string {
+func timeColumnOf(s *spec.Schema, want string, none bool) string {
 	if none {
 		return ""
 	}
@@ -60,7 +60,7 @@ func timeColumnOf(s *pinot.Schema, want string, none bool) string {
 		return want
 	}
 	for _, f := range s.Fields {
-		if f.FieldType == pinot.DateTime {
+		if f.FieldType == spec.DateTime {
 			return f.Name
 		}
 	}
@@ -70,7 +70,7 @@ func timeColumnOf(s *pinot.Schema, want string, none bool) string {
 // ExternalTable builds the store record of an external table from its
 // Pinot schema and table config; the sync task config is the table
 // config's ExternalTableSyncTask block. namespace joins levels with '.'.
-func ExternalTable(name, conn, namespace, source string, s *pinot.Schema, tc *pinot.TableConfig) (checkpoint.Table, error) {
+func ExternalTable(name, conn, namespace, source string, s *spec.Schema, tc *spec.TableConfig) (checkpoint.Table, error) {
 	sj, err := json.Marshal(s)
 	if err != nil {
 		return checkpoint.Table{}, fmt.Errorf("encode Pinot schema of %s: %w", name, err)
@@ -81,7 +81,7 @@ func ExternalTable(name, conn, namespace, source string, s *pinot.Schema, tc *pi
 	}
 	task := map[string]string{}
 	if tc.Task != nil {
-		for k, v := range tc.Task.TaskTypeConfigsMap[pinot.SyncTaskType] {
+		for k, v := range tc.Task.TaskTypeConfigsMap[spec.SyncTaskType] {
 			task[k] = v
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/watcher"
 )
@@ -50,23 +50,23 @@ type createRequest struct {
 
 // columnView is one inferred column for the preview.
 type columnView struct {
-	Name        string          `json:"name"`
-	DataType    pinot.DataType  `json:"dataType"`
-	FieldType   pinot.FieldType `json:"fieldType"`
-	SingleValue bool            `json:"singleValue"`
-	NotNull     bool            `json:"notNull"`
-	Iceberg     string          `json:"icebergType"`
-	FieldID     int             `json:"fieldId"`
-	Lossy       string          `json:"lossy,omitempty"`
+	Name        string         `json:"name"`
+	DataType    spec.DataType  `json:"dataType"`
+	FieldType   spec.FieldType `json:"fieldType"`
+	SingleValue bool           `json:"singleValue"`
+	NotNull     bool           `json:"notNull"`
+	Iceberg     string         `json:"icebergType"`
+	FieldID     int            `json:"fieldId"`
+	Lossy       string         `json:"lossy,omitempty"`
 }
 
 // previewView is what POST /api/v1/tables/preview answers.
 type previewView struct {
-	Schema      *pinot.Schema      `json:"schema"`
-	TableConfig *pinot.TableConfig `json:"tableConfig"`
-	Columns     []columnView       `json:"columns"`
-	TimeColumn  string             `json:"timeColumn,omitempty"`
-	MultiValue  []string           `json:"multiValue"`
+	Schema      *spec.Schema      `json:"schema"`
+	TableConfig *spec.TableConfig `json:"tableConfig"`
+	Columns     []columnView      `json:"columns"`
+	TimeColumn  string            `json:"timeColumn,omitempty"`
+	MultiValue  []string          `json:"multiValue"`
 }
 
 // check names the first missing required field.
@@ -135,7 +135,7 @@ func (s *Server) icebergSchema(r *http.Request, p previewRequest) (*iceberg.Sche
 }
 
 // infer runs schema inference and the table config for the request.
-func infer(sc *iceberg.Schema, p previewRequest, topts schema.TableOptions) (*schema.Result, *pinot.TableConfig, error) {
+func infer(sc *iceberg.Schema, p previewRequest, topts schema.TableOptions) (*schema.Result, *spec.TableConfig, error) {
 	opts, err := p.options()
 	if err != nil {
 		return nil, nil, err
@@ -171,7 +171,7 @@ func (s *Server) handlePreview(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, preview(res, tc))
 }
 
-func preview(res *schema.Result, tc *pinot.TableConfig) previewView {
+func preview(res *schema.Result, tc *spec.TableConfig) previewView {
 	v := previewView{Schema: res.Schema, TableConfig: tc, TimeColumn: res.TimeColumn, MultiValue: res.MultiValue}
 	if v.MultiValue == nil {
 		v.MultiValue = []string{}
@@ -254,14 +254,14 @@ func (s *Server) buildTable(r *http.Request, req createRequest) (checkpoint.Tabl
 // setTask writes the request's task config and schedule into the table
 // config's sync task block, so the stored table config and the task
 // config the watcher reads agree.
-func setTask(tc *pinot.TableConfig, task map[string]string, schedule string) {
+func setTask(tc *spec.TableConfig, task map[string]string, schedule string) {
 	if tc.Task == nil {
-		tc.Task = &pinot.TaskConfig{}
+		tc.Task = &spec.TaskConfig{}
 	}
 	if tc.Task.TaskTypeConfigsMap == nil {
 		tc.Task.TaskTypeConfigsMap = map[string]map[string]string{}
 	}
-	m := tc.Task.TaskTypeConfigsMap[pinot.SyncTaskType]
+	m := tc.Task.TaskTypeConfigsMap[spec.SyncTaskType]
 	if m == nil {
 		m = map[string]string{}
 	}
@@ -269,5 +269,5 @@ func setTask(tc *pinot.TableConfig, task map[string]string, schedule string) {
 	if schedule != "" {
 		m[watcher.KeySchedule] = schedule
 	}
-	tc.Task.TaskTypeConfigsMap[pinot.SyncTaskType] = m
+	tc.Task.TaskTypeConfigsMap[spec.SyncTaskType] = m
 }

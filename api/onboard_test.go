@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -143,15 +143,15 @@ func TestServer_ValidateAndBrowse(t *testing.T) {
 }
 
 type previewAnswer struct {
-	Schema      pinot.Schema      `json:"schema"`
-	TableConfig pinot.TableConfig `json:"tableConfig"`
-	TimeColumn  string            `json:"timeColumn"`
-	MultiValue  []string          `json:"multiValue"`
+	Schema      spec.Schema      `json:"schema"`
+	TableConfig spec.TableConfig `json:"tableConfig"`
+	TimeColumn  string           `json:"timeColumn"`
+	MultiValue  []string         `json:"multiValue"`
 	Columns     []struct {
-		Name      string          `json:"name"`
-		DataType  pinot.DataType  `json:"dataType"`
-		FieldType pinot.FieldType `json:"fieldType"`
-		Lossy     string          `json:"lossy"`
+		Name      string         `json:"name"`
+		DataType  spec.DataType  `json:"dataType"`
+		FieldType spec.FieldType `json:"fieldType"`
+		Lossy     string         `json:"lossy"`
 	} `json:"columns"`
 }
 
@@ -182,10 +182,10 @@ func TestServer_Preview(t *testing.T) {
 			t.Errorf("column %d: got %+v, want %+v (lossy %q)", i, got, c.Field, c.Lossy)
 		}
 	}
-	if f, ok := p.Schema.Field("id"); !ok || f.FieldType != pinot.Metric {
+	if f, ok := p.Schema.Field("id"); !ok || f.FieldType != spec.Metric {
 		t.Errorf("override id=METRIC not in schema: %+v", p.Schema)
 	}
-	if task := p.TableConfig.Task.TaskTypeConfigsMap[pinot.SyncTaskType]; task["sourceTable"] != "sales.orders" || task["connection"] != "lake" {
+	if task := p.TableConfig.Task.TaskTypeConfigsMap[spec.SyncTaskType]; task["sourceTable"] != "sales.orders" || task["connection"] != "lake" {
 		t.Errorf("task config: %v", task)
 	}
 	// Nothing was registered.
@@ -271,10 +271,10 @@ func TestServer_CreateTableGivenSchema(t *testing.T) {
 	var p previewAnswer
 	e.want("POST", "/api/v1/tables/preview", map[string]any{"connection": "lake", "namespace": "sales", "table": "orders",
 		"name": "given"}, http.StatusOK, &p)
-	var fields []pinot.FieldSpec
+	var fields []spec.FieldSpec
 	for _, f := range p.Schema.Fields {
 		if f.Name == "amount" {
-			f.FieldType = pinot.Metric
+			f.FieldType = spec.Metric
 		}
 		fields = append(fields, f)
 	}
@@ -290,11 +290,11 @@ func TestServer_CreateTableGivenSchema(t *testing.T) {
 	}
 	// The schedule lands in both the task config and the stored table
 	// config's task block.
-	var stc pinot.TableConfig
+	var stc spec.TableConfig
 	if err := json.Unmarshal(tbl.TableConfigJSON, &stc); err != nil {
 		t.Fatal(err)
 	}
-	if tbl.TaskConfig["schedule"] != "0 0 0 1 1 ?" || stc.Task.TaskTypeConfigsMap[pinot.SyncTaskType]["schedule"] != "0 0 0 1 1 ?" {
+	if tbl.TaskConfig["schedule"] != "0 0 0 1 1 ?" || stc.Task.TaskTypeConfigsMap[spec.SyncTaskType]["schedule"] != "0 0 0 1 1 ?" {
 		t.Fatalf("schedule: task config %v, table config %+v", tbl.TaskConfig, stc.Task)
 	}
 	if run := waitRun(t, e.store, "given"); run.Status != checkpoint.RunCompleted || run.Rows != int64(e.lake.rows) {

@@ -15,6 +15,7 @@ import (
 	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -84,7 +85,7 @@ func TestServer_DeleteTableDropsPinot(t *testing.T) {
 	ctx := context.Background()
 	sink := pinot.NewLocalDir(f.sink)
 	for _, name := range []string{"a_idle", "b_failed"} {
-		if err := sink.EnsureTable(ctx, &pinot.Schema{Name: name}, &pinot.TableConfig{TableName: name}); err != nil {
+		if err := sink.EnsureTable(ctx, &spec.Schema{Name: name}, &spec.TableConfig{TableName: name}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -202,7 +203,7 @@ func TestServer_DeleteRunningTableConflicts(t *testing.T) {
 	}
 	sinkDir := t.TempDir()
 	sink := pinot.NewLocalDir(sinkDir)
-	if err := sink.EnsureTable(ctx, &pinot.Schema{Name: "orders"}, &pinot.TableConfig{TableName: "orders"}); err != nil {
+	if err := sink.EnsureTable(ctx, &spec.Schema{Name: "orders"}, &spec.TableConfig{TableName: "orders"}); err != nil {
 		t.Fatal(err)
 	}
 	ld := &blockingLoader{loading: make(chan struct{}), release: make(chan struct{})}

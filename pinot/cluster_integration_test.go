@@ -22,16 +22,17 @@ import (
 
 	"github.com/floehq/floe/internal/testpeer"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
-func clusterSchema(table string) *pinot.Schema {
-	return &pinot.Schema{Name: table, EnableColumnNullHandle: true, Fields: []pinot.FieldSpec{
-		{Name: "id", DataType: pinot.Long, FieldType: pinot.Dimension, SingleValue: true, NotNull: true},
-		{Name: "city", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
-		{Name: "tags", DataType: pinot.String, FieldType: pinot.Dimension},
-		{Name: "amount", DataType: pinot.Double, FieldType: pinot.Metric, SingleValue: true},
-		{Name: "ts", DataType: pinot.Timestamp, FieldType: pinot.DateTime, SingleValue: true, NotNull: true,
+func clusterSchema(table string) *spec.Schema {
+	return &spec.Schema{Name: table, EnableColumnNullHandle: true, Fields: []spec.FieldSpec{
+		{Name: "id", DataType: spec.Long, FieldType: spec.Dimension, SingleValue: true, NotNull: true},
+		{Name: "city", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
+		{Name: "tags", DataType: spec.String, FieldType: spec.Dimension},
+		{Name: "amount", DataType: spec.Double, FieldType: spec.Metric, SingleValue: true},
+		{Name: "ts", DataType: spec.Timestamp, FieldType: spec.DateTime, SingleValue: true, NotNull: true,
 			Format: "1:MILLISECONDS:TIMESTAMP", Granularity: "1:MILLISECONDS"},
 	}}
 }
@@ -40,11 +41,11 @@ func clusterSchema(table string) *pinot.Schema {
 // Its segmentIngestionType matters: Pinot 0.11 fails every forceCleanup
 // startReplaceSegments of a table that has none once the table has an
 // ended replacement (a NullPointerException, answered as HTTP 500).
-func clusterTable(table string) *pinot.TableConfig {
-	return &pinot.TableConfig{TableName: table, TableType: "OFFLINE", Tenants: map[string]string{}, Metadata: map[string]any{},
-		SegmentsConfig:   pinot.SegmentsConfig{TimeColumnName: "ts", Replication: "1"},
-		TableIndexConfig: pinot.TableIndexConfig{LoadMode: "MMAP", NullHandlingEnabled: true},
-		IngestionConfig: &pinot.IngestionConfig{BatchIngestionConfig: &pinot.BatchIngestionConfig{
+func clusterTable(table string) *spec.TableConfig {
+	return &spec.TableConfig{TableName: table, TableType: "OFFLINE", Tenants: map[string]string{}, Metadata: map[string]any{},
+		SegmentsConfig:   spec.SegmentsConfig{TimeColumnName: "ts", Replication: "1"},
+		TableIndexConfig: spec.TableIndexConfig{LoadMode: "MMAP", NullHandlingEnabled: true},
+		IngestionConfig: &spec.IngestionConfig{BatchIngestionConfig: &spec.BatchIngestionConfig{
 			SegmentIngestionType: "APPEND", SegmentIngestionFrequency: "DAILY"}}}
 }
 

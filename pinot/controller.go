@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/floehq/floe/pinot/spec"
 	"io"
 	"net/http"
 	"net/url"
@@ -144,7 +145,7 @@ func jsonBody(v any) (func() (io.ReadCloser, string, error), error) {
 // controller does not have it yet. The task block (floe's sync task
 // config) is not validated by the controller: Pinot knows no generator for
 // the ExternalTableSyncTask type.
-func (c *Controller) EnsureTable(ctx context.Context, schema *Schema, table *TableConfig) error {
+func (c *Controller) EnsureTable(ctx context.Context, schema *spec.Schema, table *spec.TableConfig) error {
 	sb, err := jsonBody(schema)
 	if err != nil {
 		return fmt.Errorf("encode schema %s: %w", schema.Name, err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // U2: every controller call is retried on 5xx, cut connections and timeouts,
@@ -40,7 +41,7 @@ func TestController_Retries(t *testing.T) {
 			return err
 		}, 2, true},
 		{"schema after 429", "schema", []string{"429"}, func(c *pinot.Controller) error {
-			return c.EnsureTable(ctx, &pinot.Schema{Name: "there"}, &pinot.TableConfig{TableName: "there"})
+			return c.EnsureTable(ctx, &spec.Schema{Name: "there"}, &spec.TableConfig{TableName: "there"})
 		}, 2, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // fakeController speaks the controller protocol with literal strings,
@@ -320,7 +321,7 @@ func TestController_EnsureTable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			f := newFake()
 			c := newController(t, f, nil)
-			err := c.EnsureTable(context.Background(), &pinot.Schema{Name: name}, &pinot.TableConfig{TableName: name})
+			err := c.EnsureTable(context.Background(), &spec.Schema{Name: name}, &spec.TableConfig{TableName: name})
 			if err != nil || strings.Join(f.callLog(), "\n") != want {
 				t.Fatalf("calls %q, err %v; want %q", f.callLog(), err, want)
 			}
@@ -330,7 +331,7 @@ func TestController_EnsureTable(t *testing.T) {
 		f := newFake()
 		f.failNext("table", "503", "409") // the first create worked, its answer was lost
 		c := newController(t, f, nil)
-		if err := c.EnsureTable(context.Background(), &pinot.Schema{Name: "new"}, &pinot.TableConfig{TableName: "new"}); err != nil {
+		if err := c.EnsureTable(context.Background(), &spec.Schema{Name: "new"}, &spec.TableConfig{TableName: "new"}); err != nil {
 			t.Fatalf("409 after a retried create must mean the table exists: %v", err)
 		}
 	})

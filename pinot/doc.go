@@ -1,8 +1,10 @@
 // Package pinot talks to Apache Pinot: the controller (schemas, tables,
 // segment push, atomic replacement through segment lineage, deletes) and
-// the broker (SQL queries). It also holds floe's model of Pinot schemas and
-// table configs, an S3 deep store for metadata push, and a local-directory
-// Uploader with the controller's semantics for running without a cluster.
+// the broker (SQL queries). It also holds an S3 deep store for metadata
+// push and a local-directory Uploader with the controller's semantics for
+// running without a cluster. Pinot's data model (schemas, table configs)
+// is in pinot/spec, which links no transport, so segments and schema
+// depend on it alone.
 //
 // Wire formats follow Pinot's controller API: uploads are multipart with
 // exactly one part (the tarball, or for a metadata push a tar.gz of one

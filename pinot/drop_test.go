@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // DropTable sends the controller DELETE /tables/{t}?type=offline, then
@@ -74,7 +75,7 @@ func TestLocalDir_DropTable(t *testing.T) {
 	d := pinot.NewLocalDir(root)
 	ctx := context.Background()
 	for _, name := range []string{"orders", "users"} {
-		if err := d.EnsureTable(ctx, &pinot.Schema{Name: name}, &pinot.TableConfig{TableName: name}); err != nil {
+		if err := d.EnsureTable(ctx, &spec.Schema{Name: name}, &spec.TableConfig{TableName: name}); err != nil {
 			t.Fatal(err)
 		}
 	}

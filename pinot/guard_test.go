@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 var errLeaseLost = errors.New("lease lost")
@@ -47,7 +48,7 @@ func mutating(f *fakeController) []string {
 func TestController_GuardRefusalSendsNothing(t *testing.T) {
 	calls := map[string]func(ctx context.Context, c *pinot.Controller) error{
 		"EnsureTable": func(ctx context.Context, c *pinot.Controller) error {
-			return c.EnsureTable(ctx, &pinot.Schema{Name: "new"}, &pinot.TableConfig{TableName: "new"})
+			return c.EnsureTable(ctx, &spec.Schema{Name: "new"}, &spec.TableConfig{TableName: "new"})
 		},
 		"Upload": func(ctx context.Context, c *pinot.Controller) error { return c.Upload(ctx, "t", segmentTarGz(t, "a")) },
 		"StartReplace": func(ctx context.Context, c *pinot.Controller) error {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/floehq/floe/pinot/spec"
 	"io"
 	"io/fs"
 	mrand "math/rand/v2"
@@ -355,7 +356,7 @@ func (d *LocalDir) removeRetired(table string, names []string) {
 
 // EnsureTable writes schema.json, and tableConfig.json when the table has
 // none yet (like a controller, it does not change an existing table).
-func (d *LocalDir) EnsureTable(ctx context.Context, schema *Schema, table *TableConfig) error {
+func (d *LocalDir) EnsureTable(ctx context.Context, schema *spec.Schema, table *spec.TableConfig) error {
 	if err := CheckGuard(ctx, Write{Op: OpUpdateSchema, Table: table.TableName, Destructive: true}); err != nil {
 		return err
 	}

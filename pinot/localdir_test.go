@@ -14,13 +14,14 @@ import (
 	"time"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 func newLocalDir(t *testing.T) (*pinot.LocalDir, string) {
 	t.Helper()
 	root := t.TempDir()
 	d := pinot.NewLocalDir(root)
-	if err := d.EnsureTable(context.Background(), &pinot.Schema{Name: "t"}, &pinot.TableConfig{TableName: "t", TableType: "OFFLINE"}); err != nil {
+	if err := d.EnsureTable(context.Background(), &spec.Schema{Name: "t"}, &spec.TableConfig{TableName: "t", TableType: "OFFLINE"}); err != nil {
 		t.Fatal(err)
 	}
 	return d, root
@@ -217,7 +218,7 @@ func TestLocalDir_GuardRefusalChangesNothing(t *testing.T) {
 	refuse := pinot.WithGuard(ctx, func(context.Context, pinot.Write) error { return errLeaseLost })
 	for name, call := range map[string]func() error{
 		"EnsureTable": func() error {
-			return d.EnsureTable(refuse, &pinot.Schema{Name: "t"}, &pinot.TableConfig{TableName: "t"})
+			return d.EnsureTable(refuse, &spec.Schema{Name: "t"}, &spec.TableConfig{TableName: "t"})
 		},
 		"Upload": func() error { return d.Upload(refuse, "t", tarFile(t, "e")) },
 		"StartReplace": func() error {
@@ -407,7 +408,7 @@ func TestLocalDir_SegmentLineage(t *testing.T) {
 	if l, err := d.SegmentLineage(ctx, "t"); err != nil || len(l.Hidden)+len(l.Open) != 0 {
 		t.Fatalf("no table: %+v %v", l, err)
 	}
-	if err := d.EnsureTable(ctx, &pinot.Schema{Name: "t"}, &pinot.TableConfig{TableName: "t"}); err != nil {
+	if err := d.EnsureTable(ctx, &spec.Schema{Name: "t"}, &spec.TableConfig{TableName: "t"}); err != nil {
 		t.Fatal(err)
 	}
 	seg := func(name string) pinot.Segment {

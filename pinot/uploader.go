@@ -3,6 +3,7 @@ package pinot
 import (
 	"context"
 	"fmt"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // Segment is a built segment ready to push: its name and its .tar.gz.
@@ -18,7 +19,7 @@ type Segment struct {
 type Uploader interface {
 	// EnsureTable creates or updates the schema, then creates the table
 	// when missing.
-	EnsureTable(ctx context.Context, schema *Schema, table *TableConfig) error
+	EnsureTable(ctx context.Context, schema *spec.Schema, table *spec.TableConfig) error
 	// ListSegments returns the segments Pinot serves for the raw table:
 	// segments of an open replacement's To list and segments already
 	// replaced are left out. ErrTableMissing when there is no table.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floehq/floe/internal/testpeer"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/segments"
 )
@@ -46,8 +47,8 @@ func TestInfer_controllerServes(t *testing.T) {
 			"v IS NULL": "1",
 		}},
 		{"every_lossless", schema.Options{Overrides: map[string]schema.Override{
-			"ts": {DataType: pinot.Long}, "tstz": {DataType: pinot.Long}, "tsn": {DataType: pinot.Long},
-			"tstzn": {DataType: pinot.Long}, "addr": {Flatten: true},
+			"ts": {DataType: spec.Long}, "tstz": {DataType: spec.Long}, "tsn": {DataType: spec.Long},
+			"tstzn": {DataType: spec.Long}, "addr": {Flatten: true},
 		}}, map[string]string{
 			"tstz = 1700000000654321": "1",
 			"tsn = -1500001":          "1",

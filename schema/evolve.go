@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // ChangeKind is what a schema change means for the Pinot table.
@@ -46,7 +46,7 @@ func (k ChangeKind) String() string {
 type Change struct {
 	Kind ChangeKind
 	// Added are the new Pinot columns.
-	Added []pinot.FieldSpec
+	Added []spec.FieldSpec
 	// Relaxed are columns whose notNull was dropped (field made optional).
 	Relaxed []string
 	// Dropped are Pinot columns no Iceberg field feeds any more. Pinot
@@ -63,7 +63,7 @@ type Change struct {
 	// no field ever fed has no entry.
 	FieldIDs map[string]int
 	// Schema is the Pinot schema to push (nil for None and Fail).
-	Schema *pinot.Schema
+	Schema *spec.Schema
 	// Result is the inference of the new Iceberg schema.
 	Result *Result
 	// Reason lists every change found, one clause per change.
@@ -89,7 +89,7 @@ func (c Change) Err() error {
 // are the inference options for new columns (opts.Name defaults to
 // current.Name). It returns an error only for unusable input; an
 // incompatible change is a Change of Kind Fail.
-func Evolve(old, new *iceberg.Schema, current *pinot.Schema, fieldIDs map[string]int, opts Options) (Change, error) {
+func Evolve(old, new *iceberg.Schema, current *spec.Schema, fieldIDs map[string]int, opts Options) (Change, error) {
 	if old == nil || new == nil || current == nil {
 		return Change{}, errors.New("evolve schema: old, new and current schemas are all required")
 	}
@@ -136,14 +136,14 @@ type evolver struct {
 	renamed        map[string]string
 	fails, rebuild []string
 	notes          []string
-	newCols        []pinot.FieldSpec
+	newCols        []spec.FieldSpec
 	relaxed        []string
 	dropped        []string
 }
 
 const howToRecreate = "to proceed, delete the table in floe and the Pinot table and its schema, then create the table again: floe infers its schema from the current Iceberg schema and loads the current snapshot"
 
-func (e *evolver) existing(cur pinot.FieldSpec) {
+func (e *evolver) existing(cur spec.FieldSpec) {
 	id, ok := e.bound[cur.Name]
 	if !ok {
 		e.unfed(cur)
@@ -184,9 +184,9 @@ func (e *evolver) existing(cur pinot.FieldSpec) {
 // widerOverrideHint names the other way forward when a field was widened
 // (int→long, float→double): tables expected to widen are created with the
 // wider type, so a later promotion changes nothing in Pinot.
-func widerOverrideHint(cur, n pinot.FieldSpec) string {
+func widerOverrideHint(cur, n spec.FieldSpec) string {
 	widened := cur.SingleValue == n.SingleValue &&
-		(cur.DataType == pinot.Int && n.DataType == pinot.Long || cur.DataType == pinot.Float && n.DataType == pinot.Double)
+		(cur.DataType == spec.Int && n.DataType == spec.Long || cur.DataType == spec.Float && n.DataType == spec.Double)
 	if !widened {
 		return ""
 	}
@@ -197,7 +197,7 @@ func widerOverrideHint(cur, n pinot.FieldSpec) string {
 
 // sameType checks that the Pinot column can hold what its field maps to
 // now; a difference is a failure.
-func (e *evolver) sameType(cur pinot.FieldSpec, nc Column) bool {
+func (e *evolver) sameType(cur spec.FieldSpec, nc Column) bool {
 	n := nc.Field
 	if cur.DataType != n.DataType || cur.SingleValue != n.SingleValue {
 		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d is now %s, which maps to %s%s, but the Pinot column is %s%s and Pinot cannot change a column's type (a Pinot schema update may only add columns); %s%s",
@@ -230,7 +230,7 @@ func (e *evolver) addedEarlier(name string, id int) {
 // nothing since long ago): it stays and holds null, unless a field of its
 // name appeared, which then feeds it (old rows stay null, as Iceberg reads
 // them).
-func (e *evolver) unfed(cur pinot.FieldSpec) {
+func (e *evolver) unfed(cur spec.FieldSpec) {
 	if nc, ok := e.newRes.Column(cur.Name); ok && !e.taken[nc.FieldID] && !mappedIn(e.old, nc.FieldID) {
 		if e.sameType(cur, nc) {
 			e.claim(cur.Name, nc)
@@ -248,7 +248,7 @@ func (e *evolver) claim(name string, nc Column) {
 }
 
 // missing is a column whose field has no column in the new inference.
-func (e *evolver) missing(cur pinot.FieldSpec, id int) {
+func (e *evolver) missing(cur spec.FieldSpec, id int) {
 	if name, ok := e.new.FindColumnName(id); ok {
 		e.ids[cur.Name] = id
 		e.fails = append(e.fails, fmt.Sprintf("column %q: Iceberg field id %d is now %q, which maps to other Pinot columns; Pinot cannot rename or restructure a column; restore the field's structure, or %s",
@@ -285,7 +285,7 @@ func (e *evolver) missing(cur pinot.FieldSpec, id int) {
 }
 
 // added is a field no Pinot column reads.
-func (e *evolver) added(current *pinot.Schema, c Column) {
+func (e *evolver) added(current *spec.Schema, c Column) {
 	if mappedIn(e.old, c.FieldID) {
 		if !e.same {
 			e.notes = append(e.notes, fmt.Sprintf("Iceberg field id %d %q has no Pinot column (left out when the table was created): not added",
@@ -314,7 +314,7 @@ func (e *evolver) added(current *pinot.Schema, c Column) {
 	}
 }
 
-func (e *evolver) change(current *pinot.Schema) Change {
+func (e *evolver) change(current *spec.Schema) Change {
 	ch := Change{Added: e.newCols, Relaxed: e.relaxed, Dropped: e.dropped, Result: e.newRes, FieldIDs: e.ids}
 	if len(e.renamed) > 0 {
 		ch.Renamed = e.renamed
@@ -333,7 +333,7 @@ func (e *evolver) change(current *pinot.Schema) Change {
 		ch.Kind = None
 		return ch
 	}
-	s := &pinot.Schema{Name: current.Name, EnableColumnNullHandle: true, PrimaryKeyColumns: current.PrimaryKeyColumns}
+	s := &spec.Schema{Name: current.Name, EnableColumnNullHandle: true, PrimaryKeyColumns: current.PrimaryKeyColumns}
 	for _, f := range current.Fields {
 		if slices.Contains(e.relaxed, f.Name) {
 			f.NotNull = false

@@ -5,13 +5,13 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // bindColumns returns the Iceberg field id each Pinot column reads: its
 // entry in fieldIDs, else the field of the same name in old (a table that
 // never recorded its bindings). Columns no field feeds are left out.
-func bindColumns(current *pinot.Schema, fieldIDs map[string]int, old *iceberg.Schema) map[string]int {
+func bindColumns(current *spec.Schema, fieldIDs map[string]int, old *iceberg.Schema) map[string]int {
 	out := make(map[string]int, len(current.Fields))
 	for _, f := range current.Fields {
 		if id, ok := fieldIDs[f.Name]; ok {
@@ -52,7 +52,7 @@ func fieldPaths(s *iceberg.Schema) map[int][]string {
 // Iceberg type does not allow (an INT column whose field became long) is
 // left to the inference, which then reports the conflict. Overrides in
 // explicit win.
-func keptOverrides(current *pinot.Schema, bound map[string]int, s *iceberg.Schema, explicit map[string]Override) map[string]Override {
+func keptOverrides(current *spec.Schema, bound map[string]int, s *iceberg.Schema, explicit map[string]Override) map[string]Override {
 	out := map[string]Override{}
 	paths := fieldPaths(s)
 	for _, f := range current.Fields {
@@ -77,7 +77,7 @@ func keptOverrides(current *pinot.Schema, bound map[string]int, s *iceberg.Schem
 
 // keptOverride is the override that keeps column f's choices for field nf,
 // or false when the field's type allows none of them.
-func keptOverride(f pinot.FieldSpec, nf iceberg.NestedField, name string) (Override, bool) {
+func keptOverride(f spec.FieldSpec, nf iceberg.NestedField, name string) (Override, bool) {
 	r, err := RuleFor(nf.Type)
 	if err != nil || r.Skip || r.Encoding == EncodeJSON {
 		return Override{}, false
@@ -93,8 +93,8 @@ func keptOverride(f pinot.FieldSpec, nf iceberg.NestedField, name string) (Overr
 
 // formatUnit is the epoch unit of an INT or LONG DATE_TIME column
 // ("1:SECONDS:EPOCH" → SECONDS), else "".
-func formatUnit(f pinot.FieldSpec) string {
-	if f.FieldType != pinot.DateTime || f.DataType == pinot.Timestamp {
+func formatUnit(f spec.FieldSpec) string {
+	if f.FieldType != spec.DateTime || f.DataType == spec.Timestamp {
 		return ""
 	}
 	parts := strings.Split(f.Format, ":")

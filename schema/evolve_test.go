@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -86,11 +86,11 @@ func TestEvolve(t *testing.T) {
 		{name: "promote int to long", new: edit(base, 2, func(f *iceberg.NestedField) { f.Type = P.Int64 }),
 			kind: schema.Fail, mention: []string{`"i"`, "INT", "LONG", "delete the table in floe", "may only add columns", "override i=LONG"}},
 		{name: "promote int to long, column already LONG", new: edit(base, 2, func(f *iceberg.NestedField) { f.Type = P.Int64 }),
-			ov: map[string]schema.Override{"i": {DataType: pinot.Long}}, kind: schema.None},
+			ov: map[string]schema.Override{"i": {DataType: spec.Long}}, kind: schema.None},
 		{name: "promote float to double", new: edit(base, 3, func(f *iceberg.NestedField) { f.Type = P.Float64 }),
 			kind: schema.Fail, mention: []string{`"f"`, "FLOAT", "DOUBLE", "override f=DOUBLE", "delete the table in floe"}},
 		{name: "promote float to double, column already DOUBLE", new: edit(base, 3, func(f *iceberg.NestedField) { f.Type = P.Float64 }),
-			ov: map[string]schema.Override{"f": {DataType: pinot.Double}}, kind: schema.None},
+			ov: map[string]schema.Override{"f": {DataType: spec.Double}}, kind: schema.None},
 		{name: "widen decimal", new: edit(base, 4, func(f *iceberg.NestedField) { f.Type = iceberg.DecimalTypeOf(20, 2) }), kind: schema.None},
 		{name: "required to optional", new: edit(base, 5, func(f *iceberg.NestedField) { f.Required = false }),
 			kind: schema.AddColumns, relaxed: []string{"name"}, mention: []string{"optional"}},
@@ -116,9 +116,9 @@ func TestEvolve(t *testing.T) {
 		{name: "flattened struct: child added", new: withAddr(base, append(slices.Clone(kids), iceberg.NestedField{ID: 22, Name: "zip", Type: P.String})...),
 			ov: map[string]schema.Override{"addr": {Flatten: true}}, kind: schema.AddColumns, added: []string{"addr.zip"}},
 		{name: "override for a new column", new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int64}),
-			newOv: map[string]schema.Override{"extra": {FieldType: pinot.Metric}}, kind: schema.AddColumns, added: []string{"extra"}},
+			newOv: map[string]schema.Override{"extra": {FieldType: spec.Metric}}, kind: schema.AddColumns, added: []string{"extra"}},
 		{name: "overridden field type kept through a rename", new: edit(base, 2, func(f *iceberg.NestedField) { f.Name = "count" }),
-			ov: map[string]schema.Override{"i": {FieldType: pinot.Metric}}, kind: schema.None, mention: []string{"renamed"}},
+			ov: map[string]schema.Override{"i": {FieldType: spec.Metric}}, kind: schema.None, mention: []string{"renamed"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestEvolve(t *testing.T) {
 	}
 }
 
-func checkChange(t *testing.T, ch schema.Change, cur *pinot.Schema, kind schema.ChangeKind, added, relaxed, dropped, mention []string) {
+func checkChange(t *testing.T, ch schema.Change, cur *spec.Schema, kind schema.ChangeKind, added, relaxed, dropped, mention []string) {
 	t.Helper()
 	if ch.Kind != kind {
 		t.Fatalf("kind = %s, want %s (reason: %s)", ch.Kind, kind, ch.Reason)
@@ -186,8 +186,8 @@ func TestEvolve_columnFloeDoesNotFeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur.Schema.Fields = append(cur.Schema.Fields, pinot.FieldSpec{Name: "manual", DataType: pinot.String,
-		FieldType: pinot.Dimension, SingleValue: true})
+	cur.Schema.Fields = append(cur.Schema.Fields, spec.FieldSpec{Name: "manual", DataType: spec.String,
+		FieldType: spec.Dimension, SingleValue: true})
 	ch, err := schema.Evolve(old, old, cur.Schema, nil, schema.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -219,7 +219,7 @@ func TestEvolve_bindings(t *testing.T) {
 	P := iceberg.PrimitiveTypes
 	base := baseFields()
 	renamed := edit(base, 2, func(f *iceberg.NestedField) { f.Name = "count" })
-	baseCur := func(t *testing.T) *pinot.Schema {
+	baseCur := func(t *testing.T) *spec.Schema {
 		t.Helper()
 		res, err := schema.Infer(iceberg.NewSchema(0, base...), schema.Options{Name: "t"})
 		if err != nil {
@@ -237,7 +237,7 @@ func TestEvolve_bindings(t *testing.T) {
 	tests := []struct {
 		name     string
 		old, new []iceberg.NestedField
-		cur      func(*testing.T) *pinot.Schema
+		cur      func(*testing.T) *spec.Schema
 		fieldIDs map[string]int
 		kind     schema.ChangeKind
 		bound    map[string]int // bindings the change must hold (subset)
@@ -255,35 +255,35 @@ func TestEvolve_bindings(t *testing.T) {
 			kind: schema.None, bound: map[string]int{"f": 3}, mention: []string{`"f"`, "no longer exists"}},
 		{name: "column added with a default, pushed but not committed", old: base,
 			new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32, InitialDefault: int32(7)}),
-			cur: func(t *testing.T) *pinot.Schema {
+			cur: func(t *testing.T) *spec.Schema {
 				s := baseCur(t)
-				s.Fields = append(s.Fields, pinot.FieldSpec{Name: "extra", DataType: pinot.Int, FieldType: pinot.Dimension, SingleValue: true})
+				s.Fields = append(s.Fields, spec.FieldSpec{Name: "extra", DataType: spec.Int, FieldType: spec.Dimension, SingleValue: true})
 				return s
 			}, fieldIDs: ids(map[string]int{"extra": 20}), kind: schema.Rebuild, mention: []string{"initial default 7"}},
 		{name: "column added without a default, pushed but not committed", old: base,
 			new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32}),
-			cur: func(t *testing.T) *pinot.Schema {
+			cur: func(t *testing.T) *spec.Schema {
 				s := baseCur(t)
-				s.Fields = append(s.Fields, pinot.FieldSpec{Name: "extra", DataType: pinot.Int, FieldType: pinot.Dimension, SingleValue: true})
+				s.Fields = append(s.Fields, spec.FieldSpec{Name: "extra", DataType: spec.Int, FieldType: spec.Dimension, SingleValue: true})
 				return s
 			}, fieldIDs: ids(map[string]int{"extra": 20}), kind: schema.None, bound: map[string]int{"extra": 20}},
 		{name: "column nothing fed gets a field", old: base,
 			new: append(slices.Clone(base), iceberg.NestedField{ID: 30, Name: "manual", Type: P.String}),
-			cur: func(t *testing.T) *pinot.Schema {
+			cur: func(t *testing.T) *spec.Schema {
 				s := baseCur(t)
-				s.Fields = append(s.Fields, pinot.FieldSpec{Name: "manual", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true})
+				s.Fields = append(s.Fields, spec.FieldSpec{Name: "manual", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true})
 				return s
 			}, fieldIDs: ids(nil), kind: schema.None, bound: map[string]int{"manual": 30}, mention: []string{`"manual"`, "field id 30"}},
 		{name: "a column the user left out stays out", old: base,
 			new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32}),
-			cur: func(t *testing.T) *pinot.Schema {
+			cur: func(t *testing.T) *spec.Schema {
 				s := baseCur(t)
-				s.Fields = slices.DeleteFunc(s.Fields, func(f pinot.FieldSpec) bool { return f.Name == "name" })
+				s.Fields = slices.DeleteFunc(s.Fields, func(f spec.FieldSpec) bool { return f.Name == "name" })
 				return s
 			}, kind: schema.AddColumns, mention: []string{`"name" has no Pinot column`, `"extra" added`}},
 		{name: "a column the user declared differently stays as declared", old: base,
 			new: append(slices.Clone(base), iceberg.NestedField{ID: 20, Name: "extra", Type: P.Int32}),
-			cur: func(t *testing.T) *pinot.Schema {
+			cur: func(t *testing.T) *spec.Schema {
 				s := baseCur(t)
 				for i, f := range s.Fields {
 					if f.Name == "ts" {
@@ -293,9 +293,9 @@ func TestEvolve_bindings(t *testing.T) {
 				return s
 			}, kind: schema.AddColumns, mention: []string{`"extra" added`}},
 		{name: "first run: nothing to compare with", old: base, new: base,
-			cur: func(t *testing.T) *pinot.Schema {
+			cur: func(t *testing.T) *spec.Schema {
 				s := baseCur(t)
-				s.Fields = slices.DeleteFunc(s.Fields, func(f pinot.FieldSpec) bool { return f.Name == "name" })
+				s.Fields = slices.DeleteFunc(s.Fields, func(f spec.FieldSpec) bool { return f.Name == "name" })
 				return s
 			}, kind: schema.None, bound: map[string]int{"i": 2, "addr": 7}, silent: true},
 	}

@@ -10,7 +10,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // DefaultMaxLength is the maxLength floe gives STRING columns. Pinot's own
@@ -38,7 +38,7 @@ type Options struct {
 
 // Column binds one Pinot column to the Iceberg field that feeds it.
 type Column struct {
-	Field pinot.FieldSpec
+	Field spec.FieldSpec
 	// FieldID is the Iceberg field id of the value read (the leaf for a
 	// flattened struct, the list/map/struct itself for JSON).
 	FieldID int
@@ -54,7 +54,7 @@ type Column struct {
 
 // Result is an inferred Pinot schema with its column bindings.
 type Result struct {
-	Schema     *pinot.Schema
+	Schema     *spec.Schema
 	Columns    []Column
 	TimeColumn string
 	MultiValue []string
@@ -112,7 +112,7 @@ func Infer(s *iceberg.Schema, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("infer schema %s: %w", opts.Name, err)
 	}
-	res := &Result{Schema: &pinot.Schema{Name: opts.Name, EnableColumnNullHandle: true}, Columns: b.cols, TimeColumn: tc,
+	res := &Result{Schema: &spec.Schema{Name: opts.Name, EnableColumnNullHandle: true}, Columns: b.cols, TimeColumn: tc,
 		Skipped: b.skipped}
 	for _, c := range b.cols {
 		res.Schema.Fields = append(res.Schema.Fields, c.Field)
@@ -188,24 +188,24 @@ func (b *builder) field(f iceberg.NestedField, parent []string, parentRequired b
 	return nil
 }
 
-func (b *builder) column(f iceberg.NestedField, path []string, r Rule, t Target, ft pinot.FieldType,
+func (b *builder) column(f iceberg.NestedField, path []string, r Rule, t Target, ft spec.FieldType,
 	unit string, required bool) Column {
-	spec := pinot.FieldSpec{Name: strings.Join(path, "."), DataType: t.DataType, FieldType: ft,
+	fs := spec.FieldSpec{Name: strings.Join(path, "."), DataType: t.DataType, FieldType: ft,
 		SingleValue: r.SingleValue, NotNull: required}
-	if ft == pinot.DateTime {
-		spec.Format, spec.Granularity = dateTimeFormat(t.DataType, unit)
+	if ft == spec.DateTime {
+		fs.Format, fs.Granularity = dateTimeFormat(t.DataType, unit)
 	}
-	if t.DataType == pinot.String {
-		spec.MaxLength = b.opts.MaxLength
-		if spec.MaxLength == 0 {
-			spec.MaxLength = DefaultMaxLength
+	if t.DataType == spec.String {
+		fs.MaxLength = b.opts.MaxLength
+		if fs.MaxLength == 0 {
+			fs.MaxLength = DefaultMaxLength
 		}
 	}
 	enc := r.Encoding
 	if enc == EncodeValue && len(path) > 1 {
 		enc = EncodeFlatten
 	}
-	return Column{Field: spec, FieldID: f.ID, Path: path, Type: f.Type, Encoding: enc,
+	return Column{Field: fs, FieldID: f.ID, Path: path, Type: f.Type, Encoding: enc,
 		Lossy: lossOf(f.Type, r, t)}
 }
 
@@ -283,7 +283,7 @@ func chooseTimeColumn(cols []Column, opts Options) (string, error) {
 	}
 	best, bestRank := "", math.MaxInt
 	for _, c := range cols {
-		if c.Field.FieldType != pinot.DateTime {
+		if c.Field.FieldType != spec.DateTime {
 			continue
 		}
 		if r := timeRank(c); r < bestRank {
@@ -311,7 +311,7 @@ func checkTimeColumn(cols []Column, name string) (string, error) {
 	var dateTimes []string
 	found := false
 	for _, c := range cols {
-		if c.Field.FieldType == pinot.DateTime {
+		if c.Field.FieldType == spec.DateTime {
 			dateTimes = append(dateTimes, c.Field.Name)
 		}
 		found = found || c.Field.Name == name

@@ -8,7 +8,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -52,8 +52,8 @@ func everyType(t *testing.T) *iceberg.Schema {
 
 type wantCol struct {
 	name    string
-	dt      pinot.DataType
-	ft      pinot.FieldType
+	dt      spec.DataType
+	ft      spec.FieldType
 	sv      bool
 	notNull bool
 	format  string
@@ -105,31 +105,31 @@ func TestInfer_everyType(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkColumns(t, res, []wantCol{
-		{"id", pinot.Long, pinot.Dimension, true, true, "", 1, V, false},
-		{"flag", pinot.Boolean, pinot.Dimension, true, false, "", 2, V, false},
-		{"i", pinot.Int, pinot.Dimension, true, false, "", 3, V, false},
-		{"f", pinot.Float, pinot.Metric, true, false, "", 4, V, false},
-		{"d", pinot.Double, pinot.Metric, true, false, "", 5, V, false},
-		{"amount", pinot.BigDecimal, pinot.Metric, true, true, "", 6, V, false},
-		{"day", pinot.Int, pinot.DateTime, true, false, days, 7, V, false},
-		{"tod", pinot.Long, pinot.Dimension, true, false, "", 8, V, false},
-		{"ts", pinot.Timestamp, pinot.DateTime, true, false, ms, 9, V, true},
-		{"tstz", pinot.Timestamp, pinot.DateTime, true, true, ms, 10, V, true},
-		{"tsn", pinot.Timestamp, pinot.DateTime, true, false, ms, 11, V, true},
-		{"tstzn", pinot.Timestamp, pinot.DateTime, true, false, ms, 12, V, true},
-		{"name", pinot.String, pinot.Dimension, true, false, "", 13, V, false},
-		{"uid", pinot.String, pinot.Dimension, true, false, "", 14, V, false},
-		{"fx", pinot.Bytes, pinot.Dimension, true, false, "", 15, V, false},
-		{"bin", pinot.Bytes, pinot.Dimension, true, false, "", 16, V, false},
-		{"tags", pinot.String, pinot.Dimension, false, false, "", 17, V, true},
-		{"nums", pinot.Long, pinot.Dimension, false, false, "", 18, V, true},
-		{"addr", pinot.JSON, pinot.Dimension, true, true, "", 19, J, false},
-		{"attrs", pinot.JSON, pinot.Dimension, true, false, "", 20, J, false},
-		{"items", pinot.JSON, pinot.Dimension, true, false, "", 21, J, false},
-		{"v", pinot.JSON, pinot.Dimension, true, false, "", 22, J, false},
-		{"geom", pinot.Bytes, pinot.Dimension, true, false, "", 23, V, false},
-		{"geog", pinot.Bytes, pinot.Dimension, true, false, "", 24, V, false},
-		{"prices", pinot.String, pinot.Dimension, false, false, "", 26, V, true},
+		{"id", spec.Long, spec.Dimension, true, true, "", 1, V, false},
+		{"flag", spec.Boolean, spec.Dimension, true, false, "", 2, V, false},
+		{"i", spec.Int, spec.Dimension, true, false, "", 3, V, false},
+		{"f", spec.Float, spec.Metric, true, false, "", 4, V, false},
+		{"d", spec.Double, spec.Metric, true, false, "", 5, V, false},
+		{"amount", spec.BigDecimal, spec.Metric, true, true, "", 6, V, false},
+		{"day", spec.Int, spec.DateTime, true, false, days, 7, V, false},
+		{"tod", spec.Long, spec.Dimension, true, false, "", 8, V, false},
+		{"ts", spec.Timestamp, spec.DateTime, true, false, ms, 9, V, true},
+		{"tstz", spec.Timestamp, spec.DateTime, true, true, ms, 10, V, true},
+		{"tsn", spec.Timestamp, spec.DateTime, true, false, ms, 11, V, true},
+		{"tstzn", spec.Timestamp, spec.DateTime, true, false, ms, 12, V, true},
+		{"name", spec.String, spec.Dimension, true, false, "", 13, V, false},
+		{"uid", spec.String, spec.Dimension, true, false, "", 14, V, false},
+		{"fx", spec.Bytes, spec.Dimension, true, false, "", 15, V, false},
+		{"bin", spec.Bytes, spec.Dimension, true, false, "", 16, V, false},
+		{"tags", spec.String, spec.Dimension, false, false, "", 17, V, true},
+		{"nums", spec.Long, spec.Dimension, false, false, "", 18, V, true},
+		{"addr", spec.JSON, spec.Dimension, true, true, "", 19, J, false},
+		{"attrs", spec.JSON, spec.Dimension, true, false, "", 20, J, false},
+		{"items", spec.JSON, spec.Dimension, true, false, "", 21, J, false},
+		{"v", spec.JSON, spec.Dimension, true, false, "", 22, J, false},
+		{"geom", spec.Bytes, spec.Dimension, true, false, "", 23, V, false},
+		{"geog", spec.Bytes, spec.Dimension, true, false, "", 24, V, false},
+		{"prices", spec.String, spec.Dimension, false, false, "", 26, V, true},
 	})
 	if res.TimeColumn != "tstz" {
 		t.Errorf("time column = %q, want tstz (the required timestamp)", res.TimeColumn)
@@ -158,11 +158,11 @@ func TestInfer_flatten(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, ok := res.Column("addr.street")
-	if !ok || c.Encoding != F || c.Field.DataType != pinot.String || !c.Field.NotNull || c.FieldID != 32 ||
+	if !ok || c.Encoding != F || c.Field.DataType != spec.String || !c.Field.NotNull || c.FieldID != 32 ||
 		!slices.Equal(c.Path, []string{"addr", "street"}) {
 		t.Errorf("addr.street = %+v", c)
 	}
-	if c, ok = res.Column("addr.geo"); !ok || c.Encoding != J || c.Field.DataType != pinot.JSON || c.Field.NotNull {
+	if c, ok = res.Column("addr.geo"); !ok || c.Encoding != J || c.Field.DataType != spec.JSON || c.Field.NotNull {
 		t.Errorf("addr.geo = %+v", c)
 	}
 	if _, ok := res.Column("addr"); ok {
@@ -173,14 +173,14 @@ func TestInfer_flatten(t *testing.T) {
 	}
 
 	ov["addr.geo"] = schema.Override{Flatten: true}
-	ov["addr.geo.lat"] = schema.Override{FieldType: pinot.Dimension}
+	ov["addr.geo.lat"] = schema.Override{FieldType: spec.Dimension}
 	res, err = schema.Infer(everyType(t), schema.Options{Name: "orders", Overrides: ov})
 	if err != nil {
 		t.Fatal(err)
 	}
 	lat, _ := res.Column("addr.geo.lat")
 	lon, _ := res.Column("addr.geo.lon")
-	if lat.Field.FieldType != pinot.Dimension || lon.Field.FieldType != pinot.Metric || lon.Encoding != F ||
+	if lat.Field.FieldType != spec.Dimension || lon.Field.FieldType != spec.Metric || lon.Encoding != F ||
 		lon.Field.NotNull || !slices.Equal(lon.Path, []string{"addr", "geo", "lon"}) {
 		t.Errorf("lat = %+v, lon = %+v", lat, lon)
 	}
@@ -201,7 +201,7 @@ func TestInfer_timeColumn(t *testing.T) {
 		{"first of equals", []iceberg.NestedField{{ID: 1, Name: "t1", Type: P.Timestamp}, {ID: 2, Name: "t2", Type: P.Timestamp}}, schema.Options{}, "t1"},
 		{"chosen", []iceberg.NestedField{{ID: 1, Name: "t1", Type: P.Timestamp}, {ID: 2, Name: "t2", Type: P.Timestamp}}, schema.Options{TimeColumn: "t2"}, "t2"},
 		{"overridden long", []iceberg.NestedField{{ID: 1, Name: "epoch", Type: P.Int64}},
-			schema.Options{TimeColumn: "epoch", Overrides: map[string]schema.Override{"epoch": {FieldType: pinot.DateTime}}}, "epoch"},
+			schema.Options{TimeColumn: "epoch", Overrides: map[string]schema.Override{"epoch": {FieldType: spec.DateTime}}}, "epoch"},
 		{"no time column", []iceberg.NestedField{{ID: 1, Name: "t", Type: P.Timestamp}}, schema.Options{NoTimeColumn: true}, ""},
 	}
 	for _, tt := range tests {

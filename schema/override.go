@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // Override changes what Infer chose for one column. Zero fields keep the
@@ -13,10 +13,10 @@ import (
 type Override struct {
 	// FieldType must be one allowedFieldTypes permits for the column's data
 	// type (see doc.go).
-	FieldType pinot.FieldType
+	FieldType spec.FieldType
 	// DataType must be one of the column's Rule.Targets (e.g. LONG for
 	// exact microsecond timestamps).
-	DataType pinot.DataType
+	DataType spec.DataType
 	// TimeUnit sets the epoch unit of an INT or LONG DATE_TIME column whose
 	// Iceberg type has none (plain int or long).
 	TimeUnit string
@@ -47,7 +47,7 @@ func (o Override) merge(n Override) (Override, error) {
 	if err != nil {
 		return o, err
 	}
-	return Override{FieldType: pinot.FieldType(ft), DataType: pinot.DataType(dt), TimeUnit: tu,
+	return Override{FieldType: spec.FieldType(ft), DataType: spec.DataType(dt), TimeUnit: tu,
 		Flatten: o.Flatten || n.Flatten}, nil
 }
 
@@ -95,27 +95,27 @@ func ParseOverrides(args []string) (map[string]Override, error) {
 
 func parseKind(k string) (Override, error) {
 	switch k {
-	case string(pinot.Dimension), string(pinot.Metric), string(pinot.DateTime):
-		return Override{FieldType: pinot.FieldType(k)}, nil
+	case string(spec.Dimension), string(spec.Metric), string(spec.DateTime):
+		return Override{FieldType: spec.FieldType(k)}, nil
 	case "FLATTEN":
 		return Override{Flatten: true}, nil
 	}
-	if unit, ok := strings.CutPrefix(k, string(pinot.DateTime)+":"); ok {
+	if unit, ok := strings.CutPrefix(k, string(spec.DateTime)+":"); ok {
 		if !slices.Contains(TimeUnits(), unit) {
 			return Override{}, fmt.Errorf("%w: time unit %q: allowed %s", ErrIllegalOverride, unit,
 				strings.Join(TimeUnits(), ", "))
 		}
-		return Override{FieldType: pinot.DateTime, TimeUnit: unit}, nil
+		return Override{FieldType: spec.DateTime, TimeUnit: unit}, nil
 	}
-	if pinot.DataType(k).Valid() {
-		return Override{DataType: pinot.DataType(k)}, nil
+	if spec.DataType(k).Valid() {
+		return Override{DataType: spec.DataType(k)}, nil
 	}
 	return Override{}, fmt.Errorf("%w: unknown kind %q: want one of %s", ErrIllegalOverride, k, kindList())
 }
 
 func kindList() string {
 	kinds := []string{"DIMENSION", "METRIC", "DATE_TIME", "DATE_TIME:<UNIT>", "FLATTEN"}
-	for _, d := range pinot.DataTypes {
+	for _, d := range spec.DataTypes {
 		kinds = append(kinds, string(d))
 	}
 	return strings.Join(kinds, ", ")
@@ -131,7 +131,7 @@ func joinTypes[T ~string](ts []T) string {
 
 // resolve applies an override to a column's rule and returns the target,
 // the field type and the DATE_TIME unit. col names the column in errors.
-func resolve(col string, r Rule, o Override) (Target, pinot.FieldType, string, error) {
+func resolve(col string, r Rule, o Override) (Target, spec.FieldType, string, error) {
 	t := r.Default()
 	if o.DataType != "" {
 		var ok bool
@@ -173,8 +173,8 @@ func mvSuffix(sv bool) string {
 // resolveUnit picks the DATE_TIME unit: the target's own unit when it has
 // one (a time unit override must then agree), else the override, else
 // MILLISECONDS for LONG and DAYS for INT.
-func resolveUnit(col string, t Target, ft pinot.FieldType, override string) (string, error) {
-	if ft != pinot.DateTime {
+func resolveUnit(col string, t Target, ft spec.FieldType, override string) (string, error) {
+	if ft != spec.DateTime {
 		if override != "" {
 			return "", fmt.Errorf("%w: column %q: a time unit needs field type DATE_TIME", ErrIllegalOverride, col)
 		}
@@ -188,7 +188,7 @@ func resolveUnit(col string, t Target, ft pinot.FieldType, override string) (str
 		return t.Unit, nil
 	case override != "":
 		return override, nil
-	case t.DataType == pinot.Int:
+	case t.DataType == spec.Int:
 		return Days, nil
 	}
 	return Milliseconds, nil
@@ -196,8 +196,8 @@ func resolveUnit(col string, t Target, ft pinot.FieldType, override string) (str
 
 // dateTimeFormat returns Pinot's format and granularity for a DATE_TIME
 // column of data type dt whose values are in unit.
-func dateTimeFormat(dt pinot.DataType, unit string) (format, granularity string) {
-	if dt == pinot.Timestamp {
+func dateTimeFormat(dt spec.DataType, unit string) (format, granularity string) {
+	if dt == spec.Timestamp {
 		return "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS"
 	}
 	return "1:" + unit + ":EPOCH", "1:" + unit

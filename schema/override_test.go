@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -15,16 +15,16 @@ func TestParseOverride(t *testing.T) {
 		col  string
 		want schema.Override
 	}{
-		{"ts=LONG", "ts", schema.Override{DataType: pinot.Long}},
-		{"ts=long", "ts", schema.Override{DataType: pinot.Long}},
-		{"amount=METRIC", "amount", schema.Override{FieldType: pinot.Metric}},
-		{"id=DIMENSION", "id", schema.Override{FieldType: pinot.Dimension}},
-		{"a.b=DATE_TIME", "a.b", schema.Override{FieldType: pinot.DateTime}},
-		{"epoch=DATE_TIME:SECONDS", "epoch", schema.Override{FieldType: pinot.DateTime, TimeUnit: schema.Seconds}},
-		{"ts=LONG,DIMENSION", "ts", schema.Override{DataType: pinot.Long, FieldType: pinot.Dimension}},
+		{"ts=LONG", "ts", schema.Override{DataType: spec.Long}},
+		{"ts=long", "ts", schema.Override{DataType: spec.Long}},
+		{"amount=METRIC", "amount", schema.Override{FieldType: spec.Metric}},
+		{"id=DIMENSION", "id", schema.Override{FieldType: spec.Dimension}},
+		{"a.b=DATE_TIME", "a.b", schema.Override{FieldType: spec.DateTime}},
+		{"epoch=DATE_TIME:SECONDS", "epoch", schema.Override{FieldType: spec.DateTime, TimeUnit: schema.Seconds}},
+		{"ts=LONG,DIMENSION", "ts", schema.Override{DataType: spec.Long, FieldType: spec.Dimension}},
 		{"addr=FLATTEN", "addr", schema.Override{Flatten: true}},
-		{"x=y=METRIC", "x=y", schema.Override{FieldType: pinot.Metric}},
-		{"day=TIMESTAMP", "day", schema.Override{DataType: pinot.Timestamp}},
+		{"x=y=METRIC", "x=y", schema.Override{FieldType: spec.Metric}},
+		{"day=TIMESTAMP", "day", schema.Override{DataType: spec.Timestamp}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -58,7 +58,7 @@ func TestParseOverrides(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got["ts"] != (schema.Override{DataType: pinot.Long, FieldType: pinot.Dimension}) || !got["addr"].Flatten || len(got) != 2 {
+	if got["ts"] != (schema.Override{DataType: spec.Long, FieldType: spec.Dimension}) || !got["addr"].Flatten || len(got) != 2 {
 		t.Errorf("merged = %+v", got)
 	}
 	_, err = schema.ParseOverrides([]string{"ts=LONG", "ts=TIMESTAMP"})
@@ -73,40 +73,40 @@ func TestInfer_overridesAllowed(t *testing.T) {
 	tests := []struct {
 		col    string
 		o      schema.Override
-		dt     pinot.DataType
-		ft     pinot.FieldType
+		dt     spec.DataType
+		ft     spec.FieldType
 		format string
 		gran   string
 		lossy  bool
 	}{
-		{"ts", schema.Override{DataType: pinot.Long}, pinot.Long, pinot.DateTime, "1:MICROSECONDS:EPOCH", "1:MICROSECONDS", false},
-		{"tstz", schema.Override{DataType: pinot.Long}, pinot.Long, pinot.DateTime, "1:MICROSECONDS:EPOCH", "1:MICROSECONDS", false},
-		{"tsn", schema.Override{DataType: pinot.Long}, pinot.Long, pinot.DateTime, "1:NANOSECONDS:EPOCH", "1:NANOSECONDS", false},
-		{"tstzn", schema.Override{DataType: pinot.Long}, pinot.Long, pinot.DateTime, "1:NANOSECONDS:EPOCH", "1:NANOSECONDS", false},
-		{"ts", schema.Override{DataType: pinot.Long, FieldType: pinot.Dimension}, pinot.Long, pinot.Dimension, "", "", false},
-		{"ts", schema.Override{DataType: pinot.Long, FieldType: pinot.Metric}, pinot.Long, pinot.Metric, "", "", false},
-		{"ts", schema.Override{FieldType: pinot.DateTime}, pinot.Timestamp, pinot.DateTime, "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS", true},
-		{"ts", schema.Override{FieldType: pinot.DateTime, TimeUnit: schema.Milliseconds}, pinot.Timestamp, pinot.DateTime, "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS", true},
-		{"id", schema.Override{FieldType: pinot.Metric}, pinot.Long, pinot.Metric, "", "", false},
-		{"id", schema.Override{FieldType: pinot.DateTime}, pinot.Long, pinot.DateTime, "1:MILLISECONDS:EPOCH", "1:MILLISECONDS", false},
-		{"id", schema.Override{FieldType: pinot.DateTime, TimeUnit: schema.Seconds}, pinot.Long, pinot.DateTime, "1:SECONDS:EPOCH", "1:SECONDS", false},
-		{"i", schema.Override{FieldType: pinot.DateTime}, pinot.Int, pinot.DateTime, "1:DAYS:EPOCH", "1:DAYS", false},
-		{"i", schema.Override{FieldType: pinot.Metric}, pinot.Int, pinot.Metric, "", "", false},
-		{"i", schema.Override{DataType: pinot.Long}, pinot.Long, pinot.Dimension, "", "", false},
-		{"f", schema.Override{DataType: pinot.Double}, pinot.Double, pinot.Metric, "", "", false},
-		{"f", schema.Override{FieldType: pinot.Dimension}, pinot.Float, pinot.Dimension, "", "", false},
-		{"d", schema.Override{FieldType: pinot.Dimension}, pinot.Double, pinot.Dimension, "", "", false},
-		{"amount", schema.Override{FieldType: pinot.Dimension}, pinot.BigDecimal, pinot.Dimension, "", "", false},
-		{"day", schema.Override{DataType: pinot.Timestamp}, pinot.Timestamp, pinot.DateTime, "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS", false},
-		{"day", schema.Override{FieldType: pinot.Dimension}, pinot.Int, pinot.Dimension, "", "", false},
-		{"day", schema.Override{FieldType: pinot.Metric}, pinot.Int, pinot.Metric, "", "", false},
-		{"tod", schema.Override{FieldType: pinot.DateTime}, pinot.Long, pinot.DateTime, "1:MICROSECONDS:EPOCH", "1:MICROSECONDS", false},
-		{"tod", schema.Override{FieldType: pinot.Metric}, pinot.Long, pinot.Metric, "", "", false},
-		{"name", schema.Override{FieldType: pinot.Dimension}, pinot.String, pinot.Dimension, "", "", false},
-		{"flag", schema.Override{FieldType: pinot.Dimension}, pinot.Boolean, pinot.Dimension, "", "", false},
-		{"tags", schema.Override{FieldType: pinot.Dimension}, pinot.String, pinot.Dimension, "", "", true},
-		{"nums", schema.Override{DataType: pinot.Long}, pinot.Long, pinot.Dimension, "", "", true},
-		{"v", schema.Override{DataType: pinot.JSON}, pinot.JSON, pinot.Dimension, "", "", false},
+		{"ts", schema.Override{DataType: spec.Long}, spec.Long, spec.DateTime, "1:MICROSECONDS:EPOCH", "1:MICROSECONDS", false},
+		{"tstz", schema.Override{DataType: spec.Long}, spec.Long, spec.DateTime, "1:MICROSECONDS:EPOCH", "1:MICROSECONDS", false},
+		{"tsn", schema.Override{DataType: spec.Long}, spec.Long, spec.DateTime, "1:NANOSECONDS:EPOCH", "1:NANOSECONDS", false},
+		{"tstzn", schema.Override{DataType: spec.Long}, spec.Long, spec.DateTime, "1:NANOSECONDS:EPOCH", "1:NANOSECONDS", false},
+		{"ts", schema.Override{DataType: spec.Long, FieldType: spec.Dimension}, spec.Long, spec.Dimension, "", "", false},
+		{"ts", schema.Override{DataType: spec.Long, FieldType: spec.Metric}, spec.Long, spec.Metric, "", "", false},
+		{"ts", schema.Override{FieldType: spec.DateTime}, spec.Timestamp, spec.DateTime, "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS", true},
+		{"ts", schema.Override{FieldType: spec.DateTime, TimeUnit: schema.Milliseconds}, spec.Timestamp, spec.DateTime, "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS", true},
+		{"id", schema.Override{FieldType: spec.Metric}, spec.Long, spec.Metric, "", "", false},
+		{"id", schema.Override{FieldType: spec.DateTime}, spec.Long, spec.DateTime, "1:MILLISECONDS:EPOCH", "1:MILLISECONDS", false},
+		{"id", schema.Override{FieldType: spec.DateTime, TimeUnit: schema.Seconds}, spec.Long, spec.DateTime, "1:SECONDS:EPOCH", "1:SECONDS", false},
+		{"i", schema.Override{FieldType: spec.DateTime}, spec.Int, spec.DateTime, "1:DAYS:EPOCH", "1:DAYS", false},
+		{"i", schema.Override{FieldType: spec.Metric}, spec.Int, spec.Metric, "", "", false},
+		{"i", schema.Override{DataType: spec.Long}, spec.Long, spec.Dimension, "", "", false},
+		{"f", schema.Override{DataType: spec.Double}, spec.Double, spec.Metric, "", "", false},
+		{"f", schema.Override{FieldType: spec.Dimension}, spec.Float, spec.Dimension, "", "", false},
+		{"d", schema.Override{FieldType: spec.Dimension}, spec.Double, spec.Dimension, "", "", false},
+		{"amount", schema.Override{FieldType: spec.Dimension}, spec.BigDecimal, spec.Dimension, "", "", false},
+		{"day", schema.Override{DataType: spec.Timestamp}, spec.Timestamp, spec.DateTime, "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS", false},
+		{"day", schema.Override{FieldType: spec.Dimension}, spec.Int, spec.Dimension, "", "", false},
+		{"day", schema.Override{FieldType: spec.Metric}, spec.Int, spec.Metric, "", "", false},
+		{"tod", schema.Override{FieldType: spec.DateTime}, spec.Long, spec.DateTime, "1:MICROSECONDS:EPOCH", "1:MICROSECONDS", false},
+		{"tod", schema.Override{FieldType: spec.Metric}, spec.Long, spec.Metric, "", "", false},
+		{"name", schema.Override{FieldType: spec.Dimension}, spec.String, spec.Dimension, "", "", false},
+		{"flag", schema.Override{FieldType: spec.Dimension}, spec.Boolean, spec.Dimension, "", "", false},
+		{"tags", schema.Override{FieldType: spec.Dimension}, spec.String, spec.Dimension, "", "", true},
+		{"nums", schema.Override{DataType: spec.Long}, spec.Long, spec.Dimension, "", "", true},
+		{"v", schema.Override{DataType: spec.JSON}, spec.JSON, spec.Dimension, "", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.col+"="+string(tt.o.DataType)+string(tt.o.FieldType)+tt.o.TimeUnit, func(t *testing.T) {
@@ -136,38 +136,38 @@ func TestInfer_overridesRefused(t *testing.T) {
 		o       schema.Override
 		allowed string
 	}{
-		{"ts", schema.Override{FieldType: pinot.Metric}, "allowed: DATE_TIME"},
-		{"ts", schema.Override{FieldType: pinot.Dimension}, "allowed: DATE_TIME"},
-		{"ts", schema.Override{DataType: pinot.String}, "allowed: TIMESTAMP, LONG"},
-		{"tsn", schema.Override{DataType: pinot.Int}, "allowed: TIMESTAMP, LONG"},
-		{"ts", schema.Override{DataType: pinot.Long, TimeUnit: schema.Seconds, FieldType: pinot.DateTime}, "allowed time unit: MICROSECONDS"},
-		{"name", schema.Override{FieldType: pinot.Metric}, "allowed: DIMENSION"},
-		{"name", schema.Override{FieldType: pinot.DateTime}, "allowed: DIMENSION"},
-		{"uid", schema.Override{FieldType: pinot.Metric}, "allowed: DIMENSION"},
-		{"uid", schema.Override{DataType: pinot.Bytes}, "allowed: STRING"},
-		{"flag", schema.Override{FieldType: pinot.Metric}, "allowed: DIMENSION"},
-		{"flag", schema.Override{FieldType: pinot.DateTime}, "allowed: DIMENSION"},
-		{"tags", schema.Override{FieldType: pinot.Metric}, "allowed: DIMENSION"},
-		{"nums", schema.Override{FieldType: pinot.DateTime}, "allowed: DIMENSION"},
-		{"nums", schema.Override{DataType: pinot.Int}, "allowed: LONG"},
-		{"f", schema.Override{FieldType: pinot.DateTime}, "allowed: DIMENSION, METRIC"},
-		{"amount", schema.Override{FieldType: pinot.DateTime}, "allowed: DIMENSION, METRIC"},
-		{"amount", schema.Override{DataType: pinot.Double}, "allowed: BIG_DECIMAL"},
-		{"i", schema.Override{DataType: pinot.Float}, "allowed: INT, LONG"},
-		{"d", schema.Override{DataType: pinot.Float}, "allowed: DOUBLE"},
-		{"day", schema.Override{DataType: pinot.Long}, "allowed: INT, TIMESTAMP"},
-		{"day", schema.Override{DataType: pinot.Timestamp, FieldType: pinot.Metric}, "allowed: DATE_TIME"},
-		{"v", schema.Override{FieldType: pinot.Metric}, "allowed: DIMENSION"},
-		{"attrs", schema.Override{DataType: pinot.String}, "allowed: JSON"},
-		{"bin", schema.Override{FieldType: pinot.Metric}, "allowed: DIMENSION"},
-		{"geom", schema.Override{DataType: pinot.String}, "allowed: BYTES"},
+		{"ts", schema.Override{FieldType: spec.Metric}, "allowed: DATE_TIME"},
+		{"ts", schema.Override{FieldType: spec.Dimension}, "allowed: DATE_TIME"},
+		{"ts", schema.Override{DataType: spec.String}, "allowed: TIMESTAMP, LONG"},
+		{"tsn", schema.Override{DataType: spec.Int}, "allowed: TIMESTAMP, LONG"},
+		{"ts", schema.Override{DataType: spec.Long, TimeUnit: schema.Seconds, FieldType: spec.DateTime}, "allowed time unit: MICROSECONDS"},
+		{"name", schema.Override{FieldType: spec.Metric}, "allowed: DIMENSION"},
+		{"name", schema.Override{FieldType: spec.DateTime}, "allowed: DIMENSION"},
+		{"uid", schema.Override{FieldType: spec.Metric}, "allowed: DIMENSION"},
+		{"uid", schema.Override{DataType: spec.Bytes}, "allowed: STRING"},
+		{"flag", schema.Override{FieldType: spec.Metric}, "allowed: DIMENSION"},
+		{"flag", schema.Override{FieldType: spec.DateTime}, "allowed: DIMENSION"},
+		{"tags", schema.Override{FieldType: spec.Metric}, "allowed: DIMENSION"},
+		{"nums", schema.Override{FieldType: spec.DateTime}, "allowed: DIMENSION"},
+		{"nums", schema.Override{DataType: spec.Int}, "allowed: LONG"},
+		{"f", schema.Override{FieldType: spec.DateTime}, "allowed: DIMENSION, METRIC"},
+		{"amount", schema.Override{FieldType: spec.DateTime}, "allowed: DIMENSION, METRIC"},
+		{"amount", schema.Override{DataType: spec.Double}, "allowed: BIG_DECIMAL"},
+		{"i", schema.Override{DataType: spec.Float}, "allowed: INT, LONG"},
+		{"d", schema.Override{DataType: spec.Float}, "allowed: DOUBLE"},
+		{"day", schema.Override{DataType: spec.Long}, "allowed: INT, TIMESTAMP"},
+		{"day", schema.Override{DataType: spec.Timestamp, FieldType: spec.Metric}, "allowed: DATE_TIME"},
+		{"v", schema.Override{FieldType: spec.Metric}, "allowed: DIMENSION"},
+		{"attrs", schema.Override{DataType: spec.String}, "allowed: JSON"},
+		{"bin", schema.Override{FieldType: spec.Metric}, "allowed: DIMENSION"},
+		{"geom", schema.Override{DataType: spec.String}, "allowed: BYTES"},
 		{"id", schema.Override{TimeUnit: schema.Seconds}, "needs field type DATE_TIME"},
 		{"name", schema.Override{Flatten: true}, "only struct columns"},
 		{"attrs", schema.Override{Flatten: true}, "only struct columns"},
-		{"addr", schema.Override{Flatten: true, FieldType: pinot.Metric}, "override the leaves"},
-		{"nothing", schema.Override{DataType: pinot.String}, "always null"},
-		{"nosuch", schema.Override{FieldType: pinot.Metric}, "no such column"},
-		{"addr.street", schema.Override{FieldType: pinot.Dimension}, "no such column"},
+		{"addr", schema.Override{Flatten: true, FieldType: spec.Metric}, "override the leaves"},
+		{"nothing", schema.Override{DataType: spec.String}, "always null"},
+		{"nosuch", schema.Override{FieldType: spec.Metric}, "no such column"},
+		{"addr.street", schema.Override{FieldType: spec.Dimension}, "no such column"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.col+"/"+tt.allowed, func(t *testing.T) {

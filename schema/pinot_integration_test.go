@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/internal/pinottest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -24,19 +24,19 @@ func TestInfer_pinotAccepts(t *testing.T) {
 	}{
 		{"defaults", schema.Options{}},
 		{"lossless", schema.Options{Overrides: map[string]schema.Override{
-			"ts": {DataType: pinot.Long}, "tstz": {DataType: pinot.Long}, "tsn": {DataType: pinot.Long},
-			"tstzn": {DataType: pinot.Long}, "day": {DataType: pinot.Timestamp}, "i": {DataType: pinot.Long},
-			"f": {DataType: pinot.Double}, "nums": {DataType: pinot.Long}, "amount": {FieldType: pinot.Dimension},
+			"ts": {DataType: spec.Long}, "tstz": {DataType: spec.Long}, "tsn": {DataType: spec.Long},
+			"tstzn": {DataType: spec.Long}, "day": {DataType: spec.Timestamp}, "i": {DataType: spec.Long},
+			"f": {DataType: spec.Double}, "nums": {DataType: spec.Long}, "amount": {FieldType: spec.Dimension},
 		}}},
 		{"flattened", schema.Options{Overrides: map[string]schema.Override{
-			"addr": {Flatten: true}, "addr.geo": {Flatten: true}, "addr.geo.lat": {FieldType: pinot.Dimension},
+			"addr": {Flatten: true}, "addr.geo": {Flatten: true}, "addr.geo.lat": {FieldType: spec.Dimension},
 		}}},
 		{"metrics and epoch seconds time column", schema.Options{TimeColumn: "id", Overrides: map[string]schema.Override{
-			"id": {FieldType: pinot.DateTime, TimeUnit: schema.Seconds}, "i": {FieldType: pinot.Metric},
-			"tod": {FieldType: pinot.DateTime}, "tstz": {DataType: pinot.Long, FieldType: pinot.Metric},
+			"id": {FieldType: spec.DateTime, TimeUnit: schema.Seconds}, "i": {FieldType: spec.Metric},
+			"tod": {FieldType: spec.DateTime}, "tstz": {DataType: spec.Long, FieldType: spec.Metric},
 		}}},
 		{"date time column", schema.Options{TimeColumn: "day"}},
-		{"nanosecond time column", schema.Options{TimeColumn: "tsn", Overrides: map[string]schema.Override{"tsn": {DataType: pinot.Long}}}},
+		{"nanosecond time column", schema.Options{TimeColumn: "tsn", Overrides: map[string]schema.Override{"tsn": {DataType: spec.Long}}}},
 		{"no time column", schema.Options{NoTimeColumn: true}},
 	}
 	for _, tc := range cases {
@@ -67,10 +67,10 @@ func TestInfer_pinotRefusesBadControls(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := *res.Schema
-	bad.Fields = append([]pinot.FieldSpec{}, res.Schema.Fields...)
+	bad.Fields = append([]spec.FieldSpec{}, res.Schema.Fields...)
 	for i, f := range bad.Fields {
 		if f.Name == "name" {
-			bad.Fields[i].FieldType = pinot.Metric // STRING metric: floe refuses it, so must Pinot
+			bad.Fields[i].FieldType = spec.Metric // STRING metric: floe refuses it, so must Pinot
 		}
 	}
 	if err := h.ValidateSchema(t, mustJSON(t, &bad)); err == nil {

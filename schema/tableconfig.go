@@ -4,7 +4,7 @@ import (
 	"maps"
 	"strconv"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // DefaultSchedule is the sync schedule of a new table: every 5 minutes, in
@@ -39,20 +39,20 @@ type TableOptions struct {
 // on, every column dictionary-encoded (what floe's segment builder writes)
 // with no extra indexes except a range index on the time column, APPEND
 // batch ingestion, and floe's sync task block.
-func TableConfig(res *Result, opts TableOptions) *pinot.TableConfig {
+func TableConfig(res *Result, opts TableOptions) *spec.TableConfig {
 	repl := opts.Replication
 	if repl <= 0 {
 		repl = 1
 	}
-	tc := &pinot.TableConfig{
+	tc := &spec.TableConfig{
 		TableName: res.Schema.Name,
 		TableType: "OFFLINE",
-		SegmentsConfig: pinot.SegmentsConfig{
+		SegmentsConfig: spec.SegmentsConfig{
 			TimeColumnName: res.TimeColumn,
 			Replication:    strconv.Itoa(repl),
 		},
 		Tenants: map[string]string{},
-		TableIndexConfig: pinot.TableIndexConfig{
+		TableIndexConfig: spec.TableIndexConfig{
 			LoadMode:             "MMAP",
 			InvertedIndexColumns: []string{},
 			RangeIndexColumns:    []string{},
@@ -61,11 +61,11 @@ func TableConfig(res *Result, opts TableOptions) *pinot.TableConfig {
 			NullHandlingEnabled:  true,
 		},
 		Metadata: map[string]any{},
-		IngestionConfig: &pinot.IngestionConfig{BatchIngestionConfig: &pinot.BatchIngestionConfig{
+		IngestionConfig: &spec.IngestionConfig{BatchIngestionConfig: &spec.BatchIngestionConfig{
 			SegmentIngestionType: "APPEND", SegmentIngestionFrequency: "DAILY",
 		}},
-		Task: &pinot.TaskConfig{TaskTypeConfigsMap: map[string]map[string]string{
-			pinot.SyncTaskType: syncTaskConfig(opts),
+		Task: &spec.TaskConfig{TaskTypeConfigsMap: map[string]map[string]string{
+			spec.SyncTaskType: syncTaskConfig(opts),
 		}},
 	}
 	if res.TimeColumn != "" {

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -67,7 +67,7 @@ func TestTableConfig_options(t *testing.T) {
 		t.Fatal(err)
 	}
 	tc := schema.TableConfig(res, schema.TableOptions{Schedule: "*/10 * * * *", Disabled: true, Replication: 3})
-	task := tc.Task.TaskTypeConfigsMap[pinot.SyncTaskType]
+	task := tc.Task.TaskTypeConfigsMap[spec.SyncTaskType]
 	if task["schedule"] != "*/10 * * * *" || task["enabled"] != "false" || tc.SegmentsConfig.Replication != "3" {
 		t.Errorf("task %v replication %q", task, tc.SegmentsConfig.Replication)
 	}

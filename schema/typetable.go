@@ -5,7 +5,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // Encoding says how a Pinot column's values are taken from its Iceberg field.
@@ -54,7 +54,7 @@ func TimeUnits() []string {
 
 // Target is one Pinot data type an Iceberg type may become.
 type Target struct {
-	DataType pinot.DataType
+	DataType spec.DataType
 	// Unit is the epoch unit of the stored number when the column is a
 	// DATE_TIME column (MILLISECONDS for TIMESTAMP); empty when the value is
 	// not a point in time of its own.
@@ -75,7 +75,7 @@ type Rule struct {
 	SingleValue bool
 	Encoding    Encoding
 	// FieldType is the default field type (see doc.go for the rules).
-	FieldType pinot.FieldType
+	FieldType spec.FieldType
 	// Flattenable is true for structs: Override.Flatten turns the column
 	// into one column per leaf.
 	Flattenable bool
@@ -93,7 +93,7 @@ func (r Rule) Default() Target {
 }
 
 // Target returns the target with data type dt.
-func (r Rule) Target(dt pinot.DataType) (Target, bool) {
+func (r Rule) Target(dt spec.DataType) (Target, bool) {
 	for _, t := range r.Targets {
 		if t.DataType == dt {
 			return t, true
@@ -103,8 +103,8 @@ func (r Rule) Target(dt pinot.DataType) (Target, bool) {
 }
 
 // DataTypes lists the allowed data types, default first.
-func (r Rule) DataTypes() []pinot.DataType {
-	out := make([]pinot.DataType, len(r.Targets))
+func (r Rule) DataTypes() []spec.DataType {
+	out := make([]spec.DataType, len(r.Targets))
 	for i, t := range r.Targets {
 		out[i] = t.DataType
 	}
@@ -116,13 +116,13 @@ const (
 	lossNanos  = "sub-millisecond digits of nanosecond timestamps are cut (floor to the millisecond); choose LONG for exact nanoseconds"
 )
 
-func scalar(name string, ft pinot.FieldType, targets ...Target) Rule {
+func scalar(name string, ft spec.FieldType, targets ...Target) Rule {
 	return Rule{Iceberg: name, Targets: targets, SingleValue: true, Encoding: EncodeValue, FieldType: ft}
 }
 
 func jsonRule(name string) Rule {
-	return Rule{Iceberg: name, Targets: []Target{{DataType: pinot.JSON}}, SingleValue: true,
-		Encoding: EncodeJSON, FieldType: pinot.Dimension}
+	return Rule{Iceberg: name, Targets: []Target{{DataType: spec.JSON}}, SingleValue: true,
+		Encoding: EncodeJSON, FieldType: spec.Dimension}
 }
 
 // RuleFor returns the type-table row for an Iceberg type. It is the single
@@ -150,44 +150,44 @@ func RuleFor(t iceberg.Type) (Rule, error) {
 func primitiveRule(t iceberg.Type) (Rule, bool) {
 	switch t := t.(type) {
 	case iceberg.BooleanType:
-		return scalar("boolean", pinot.Dimension, Target{DataType: pinot.Boolean}), true
+		return scalar("boolean", spec.Dimension, Target{DataType: spec.Boolean}), true
 	case iceberg.Int32Type:
-		return scalar("int", pinot.Dimension, Target{DataType: pinot.Int}, Target{DataType: pinot.Long}), true
+		return scalar("int", spec.Dimension, Target{DataType: spec.Int}, Target{DataType: spec.Long}), true
 	case iceberg.Int64Type:
-		return scalar("long", pinot.Dimension, Target{DataType: pinot.Long}), true
+		return scalar("long", spec.Dimension, Target{DataType: spec.Long}), true
 	case iceberg.Float32Type:
-		return scalar("float", pinot.Metric, Target{DataType: pinot.Float}, Target{DataType: pinot.Double}), true
+		return scalar("float", spec.Metric, Target{DataType: spec.Float}, Target{DataType: spec.Double}), true
 	case iceberg.Float64Type:
-		return scalar("double", pinot.Metric, Target{DataType: pinot.Double}), true
+		return scalar("double", spec.Metric, Target{DataType: spec.Double}), true
 	case iceberg.DecimalType:
-		return scalar(t.String(), pinot.Metric, Target{DataType: pinot.BigDecimal}), true
+		return scalar(t.String(), spec.Metric, Target{DataType: spec.BigDecimal}), true
 	case iceberg.DateType:
-		return scalar("date", pinot.DateTime, Target{DataType: pinot.Int, Unit: Days},
-			Target{DataType: pinot.Timestamp, Unit: Milliseconds}), true
+		return scalar("date", spec.DateTime, Target{DataType: spec.Int, Unit: Days},
+			Target{DataType: spec.Timestamp, Unit: Milliseconds}), true
 	case iceberg.TimeType:
-		return scalar("time", pinot.Dimension, Target{DataType: pinot.Long, Unit: Microseconds}), true
+		return scalar("time", spec.Dimension, Target{DataType: spec.Long, Unit: Microseconds}), true
 	case iceberg.TimestampType, iceberg.TimestampTzType:
-		return scalar(t.String(), pinot.DateTime,
-			Target{DataType: pinot.Timestamp, Unit: Milliseconds, Lossy: lossMicros},
-			Target{DataType: pinot.Long, Unit: Microseconds}), true
+		return scalar(t.String(), spec.DateTime,
+			Target{DataType: spec.Timestamp, Unit: Milliseconds, Lossy: lossMicros},
+			Target{DataType: spec.Long, Unit: Microseconds}), true
 	case iceberg.TimestampNsType, iceberg.TimestampTzNsType:
-		return scalar(t.String(), pinot.DateTime,
-			Target{DataType: pinot.Timestamp, Unit: Milliseconds, Lossy: lossNanos},
-			Target{DataType: pinot.Long, Unit: Nanoseconds}), true
+		return scalar(t.String(), spec.DateTime,
+			Target{DataType: spec.Timestamp, Unit: Milliseconds, Lossy: lossNanos},
+			Target{DataType: spec.Long, Unit: Nanoseconds}), true
 	case iceberg.StringType, iceberg.UUIDType:
-		return scalar(t.String(), pinot.Dimension, Target{DataType: pinot.String}), true
+		return scalar(t.String(), spec.Dimension, Target{DataType: spec.String}), true
 	case iceberg.UnknownType:
-		return Rule{Iceberg: "unknown", SingleValue: true, FieldType: pinot.Dimension, Skip: true}, true
+		return Rule{Iceberg: "unknown", SingleValue: true, FieldType: spec.Dimension, Skip: true}, true
 	case iceberg.FixedType, iceberg.BinaryType, iceberg.GeometryType, iceberg.GeographyType:
-		return scalar(t.String(), pinot.Dimension, Target{DataType: pinot.Bytes}), true
+		return scalar(t.String(), spec.Dimension, Target{DataType: spec.Bytes}), true
 	}
 	return Rule{}, false
 }
 
 // mvCapable reports whether Pinot can hold dt in a multi-value column.
-func mvCapable(dt pinot.DataType) bool {
+func mvCapable(dt spec.DataType) bool {
 	switch dt {
-	case pinot.BigDecimal, pinot.JSON:
+	case spec.BigDecimal, spec.JSON:
 		return false
 	}
 	return true
@@ -203,33 +203,33 @@ func listRule(l *iceberg.ListType) Rule {
 	}
 	var targets []Target
 	for _, t := range er.Targets {
-		if t.DataType == pinot.BigDecimal {
-			t.DataType = pinot.String
+		if t.DataType == spec.BigDecimal {
+			t.DataType = spec.String
 		}
 		if mvCapable(t.DataType) {
 			targets = append(targets, t)
 		}
 	}
 	return Rule{Iceberg: l.String(), Targets: targets, SingleValue: false, Encoding: EncodeValue,
-		FieldType: pinot.Dimension}
+		FieldType: spec.Dimension}
 }
 
 // allowedFieldTypes lists the field types a column of data type dt may
 // have: multi-value only DIMENSION; TIMESTAMP only DATE_TIME; INT and LONG
 // any; FLOAT, DOUBLE and BIG_DECIMAL DIMENSION or METRIC; the rest
 // (STRING, BOOLEAN, JSON, BYTES) only DIMENSION.
-func allowedFieldTypes(dt pinot.DataType, singleValue bool) []pinot.FieldType {
+func allowedFieldTypes(dt spec.DataType, singleValue bool) []spec.FieldType {
 	switch {
 	case !singleValue:
-		return []pinot.FieldType{pinot.Dimension}
-	case dt == pinot.Timestamp:
-		return []pinot.FieldType{pinot.DateTime}
-	case dt == pinot.Int || dt == pinot.Long:
-		return []pinot.FieldType{pinot.Dimension, pinot.Metric, pinot.DateTime}
-	case dt == pinot.Float || dt == pinot.Double || dt == pinot.BigDecimal:
-		return []pinot.FieldType{pinot.Dimension, pinot.Metric}
+		return []spec.FieldType{spec.Dimension}
+	case dt == spec.Timestamp:
+		return []spec.FieldType{spec.DateTime}
+	case dt == spec.Int || dt == spec.Long:
+		return []spec.FieldType{spec.Dimension, spec.Metric, spec.DateTime}
+	case dt == spec.Float || dt == spec.Double || dt == spec.BigDecimal:
+		return []spec.FieldType{spec.Dimension, spec.Metric}
 	}
-	return []pinot.FieldType{pinot.Dimension}
+	return []spec.FieldType{spec.Dimension}
 }
 
 // TypeTable returns one row per Iceberg type of format v1–v3, in the order

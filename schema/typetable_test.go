@@ -7,7 +7,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -42,54 +42,54 @@ func TestRuleFor(t *testing.T) {
 	tests := []struct {
 		name  string
 		typ   iceberg.Type
-		types []pinot.DataType
+		types []spec.DataType
 		sv    bool
 		enc   schema.Encoding
-		ft    pinot.FieldType
+		ft    spec.FieldType
 		lossy bool
 	}{
-		{"boolean", P.Bool, []pinot.DataType{pinot.Boolean}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"int", P.Int32, []pinot.DataType{pinot.Int, pinot.Long}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"long", P.Int64, []pinot.DataType{pinot.Long}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"float", P.Float32, []pinot.DataType{pinot.Float, pinot.Double}, true, schema.EncodeValue, pinot.Metric, false},
-		{"double", P.Float64, []pinot.DataType{pinot.Double}, true, schema.EncodeValue, pinot.Metric, false},
-		{"decimal", iceberg.DecimalTypeOf(10, 2), []pinot.DataType{pinot.BigDecimal}, true, schema.EncodeValue, pinot.Metric, false},
-		{"decimal38", iceberg.DecimalTypeOf(38, 0), []pinot.DataType{pinot.BigDecimal}, true, schema.EncodeValue, pinot.Metric, false},
-		{"date", P.Date, []pinot.DataType{pinot.Int, pinot.Timestamp}, true, schema.EncodeValue, pinot.DateTime, false},
-		{"time", P.Time, []pinot.DataType{pinot.Long}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"timestamp", P.Timestamp, []pinot.DataType{pinot.Timestamp, pinot.Long}, true, schema.EncodeValue, pinot.DateTime, true},
-		{"timestamptz", P.TimestampTz, []pinot.DataType{pinot.Timestamp, pinot.Long}, true, schema.EncodeValue, pinot.DateTime, true},
-		{"timestamp_ns", P.TimestampNs, []pinot.DataType{pinot.Timestamp, pinot.Long}, true, schema.EncodeValue, pinot.DateTime, true},
-		{"timestamptz_ns", P.TimestampTzNs, []pinot.DataType{pinot.Timestamp, pinot.Long}, true, schema.EncodeValue, pinot.DateTime, true},
-		{"string", P.String, []pinot.DataType{pinot.String}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"uuid", P.UUID, []pinot.DataType{pinot.String}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"fixed", iceberg.FixedTypeOf(3), []pinot.DataType{pinot.Bytes}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"binary", P.Binary, []pinot.DataType{pinot.Bytes}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"geometry", iceberg.GeometryType{}, []pinot.DataType{pinot.Bytes}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"geography", geography(t), []pinot.DataType{pinot.Bytes}, true, schema.EncodeValue, pinot.Dimension, false},
-		{"list<int>", listOf(P.Int32, true), []pinot.DataType{pinot.Int, pinot.Long}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<long>", listOf(P.Int64, true), []pinot.DataType{pinot.Long}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<boolean>", listOf(P.Bool, true), []pinot.DataType{pinot.Boolean}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<float>", listOf(P.Float32, true), []pinot.DataType{pinot.Float, pinot.Double}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<double>", listOf(P.Float64, true), []pinot.DataType{pinot.Double}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<string>", listOf(P.String, true), []pinot.DataType{pinot.String}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<uuid>", listOf(P.UUID, true), []pinot.DataType{pinot.String}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<date>", listOf(P.Date, true), []pinot.DataType{pinot.Int, pinot.Timestamp}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<time>", listOf(P.Time, true), []pinot.DataType{pinot.Long}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<timestamp>", listOf(P.Timestamp, true), []pinot.DataType{pinot.Timestamp, pinot.Long}, false, schema.EncodeValue, pinot.Dimension, true},
-		{"list<timestamptz_ns>", listOf(P.TimestampTzNs, true), []pinot.DataType{pinot.Timestamp, pinot.Long}, false, schema.EncodeValue, pinot.Dimension, true},
-		{"list<binary>", listOf(P.Binary, true), []pinot.DataType{pinot.Bytes}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<fixed>", listOf(iceberg.FixedTypeOf(4), true), []pinot.DataType{pinot.Bytes}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<geometry>", listOf(iceberg.GeometryType{}, true), []pinot.DataType{pinot.Bytes}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<decimal> is MV STRING", listOf(iceberg.DecimalTypeOf(9, 3), true), []pinot.DataType{pinot.String}, false, schema.EncodeValue, pinot.Dimension, false},
-		{"list<unknown> is JSON", listOf(P.Unknown, false), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
-		{"list<struct> is JSON", listOf(point, true), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
-		{"list<list> is JSON", listOf(listOf(P.Int32, true), true), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
-		{"list<map> is JSON", listOf(&iceberg.MapType{KeyID: 1, KeyType: P.String, ValueID: 2, ValueType: P.Int32}, true), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
-		{"list<variant> is JSON", listOf(iceberg.VariantType{}, false), []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
-		{"map", &iceberg.MapType{KeyID: 1, KeyType: P.String, ValueID: 2, ValueType: point}, []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
-		{"struct", point, []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
-		{"variant", iceberg.VariantType{}, []pinot.DataType{pinot.JSON}, true, schema.EncodeJSON, pinot.Dimension, false},
+		{"boolean", P.Bool, []spec.DataType{spec.Boolean}, true, schema.EncodeValue, spec.Dimension, false},
+		{"int", P.Int32, []spec.DataType{spec.Int, spec.Long}, true, schema.EncodeValue, spec.Dimension, false},
+		{"long", P.Int64, []spec.DataType{spec.Long}, true, schema.EncodeValue, spec.Dimension, false},
+		{"float", P.Float32, []spec.DataType{spec.Float, spec.Double}, true, schema.EncodeValue, spec.Metric, false},
+		{"double", P.Float64, []spec.DataType{spec.Double}, true, schema.EncodeValue, spec.Metric, false},
+		{"decimal", iceberg.DecimalTypeOf(10, 2), []spec.DataType{spec.BigDecimal}, true, schema.EncodeValue, spec.Metric, false},
+		{"decimal38", iceberg.DecimalTypeOf(38, 0), []spec.DataType{spec.BigDecimal}, true, schema.EncodeValue, spec.Metric, false},
+		{"date", P.Date, []spec.DataType{spec.Int, spec.Timestamp}, true, schema.EncodeValue, spec.DateTime, false},
+		{"time", P.Time, []spec.DataType{spec.Long}, true, schema.EncodeValue, spec.Dimension, false},
+		{"timestamp", P.Timestamp, []spec.DataType{spec.Timestamp, spec.Long}, true, schema.EncodeValue, spec.DateTime, true},
+		{"timestamptz", P.TimestampTz, []spec.DataType{spec.Timestamp, spec.Long}, true, schema.EncodeValue, spec.DateTime, true},
+		{"timestamp_ns", P.TimestampNs, []spec.DataType{spec.Timestamp, spec.Long}, true, schema.EncodeValue, spec.DateTime, true},
+		{"timestamptz_ns", P.TimestampTzNs, []spec.DataType{spec.Timestamp, spec.Long}, true, schema.EncodeValue, spec.DateTime, true},
+		{"string", P.String, []spec.DataType{spec.String}, true, schema.EncodeValue, spec.Dimension, false},
+		{"uuid", P.UUID, []spec.DataType{spec.String}, true, schema.EncodeValue, spec.Dimension, false},
+		{"fixed", iceberg.FixedTypeOf(3), []spec.DataType{spec.Bytes}, true, schema.EncodeValue, spec.Dimension, false},
+		{"binary", P.Binary, []spec.DataType{spec.Bytes}, true, schema.EncodeValue, spec.Dimension, false},
+		{"geometry", iceberg.GeometryType{}, []spec.DataType{spec.Bytes}, true, schema.EncodeValue, spec.Dimension, false},
+		{"geography", geography(t), []spec.DataType{spec.Bytes}, true, schema.EncodeValue, spec.Dimension, false},
+		{"list<int>", listOf(P.Int32, true), []spec.DataType{spec.Int, spec.Long}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<long>", listOf(P.Int64, true), []spec.DataType{spec.Long}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<boolean>", listOf(P.Bool, true), []spec.DataType{spec.Boolean}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<float>", listOf(P.Float32, true), []spec.DataType{spec.Float, spec.Double}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<double>", listOf(P.Float64, true), []spec.DataType{spec.Double}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<string>", listOf(P.String, true), []spec.DataType{spec.String}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<uuid>", listOf(P.UUID, true), []spec.DataType{spec.String}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<date>", listOf(P.Date, true), []spec.DataType{spec.Int, spec.Timestamp}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<time>", listOf(P.Time, true), []spec.DataType{spec.Long}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<timestamp>", listOf(P.Timestamp, true), []spec.DataType{spec.Timestamp, spec.Long}, false, schema.EncodeValue, spec.Dimension, true},
+		{"list<timestamptz_ns>", listOf(P.TimestampTzNs, true), []spec.DataType{spec.Timestamp, spec.Long}, false, schema.EncodeValue, spec.Dimension, true},
+		{"list<binary>", listOf(P.Binary, true), []spec.DataType{spec.Bytes}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<fixed>", listOf(iceberg.FixedTypeOf(4), true), []spec.DataType{spec.Bytes}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<geometry>", listOf(iceberg.GeometryType{}, true), []spec.DataType{spec.Bytes}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<decimal> is MV STRING", listOf(iceberg.DecimalTypeOf(9, 3), true), []spec.DataType{spec.String}, false, schema.EncodeValue, spec.Dimension, false},
+		{"list<unknown> is JSON", listOf(P.Unknown, false), []spec.DataType{spec.JSON}, true, schema.EncodeJSON, spec.Dimension, false},
+		{"list<struct> is JSON", listOf(point, true), []spec.DataType{spec.JSON}, true, schema.EncodeJSON, spec.Dimension, false},
+		{"list<list> is JSON", listOf(listOf(P.Int32, true), true), []spec.DataType{spec.JSON}, true, schema.EncodeJSON, spec.Dimension, false},
+		{"list<map> is JSON", listOf(&iceberg.MapType{KeyID: 1, KeyType: P.String, ValueID: 2, ValueType: P.Int32}, true), []spec.DataType{spec.JSON}, true, schema.EncodeJSON, spec.Dimension, false},
+		{"list<variant> is JSON", listOf(iceberg.VariantType{}, false), []spec.DataType{spec.JSON}, true, schema.EncodeJSON, spec.Dimension, false},
+		{"map", &iceberg.MapType{KeyID: 1, KeyType: P.String, ValueID: 2, ValueType: point}, []spec.DataType{spec.JSON}, true, schema.EncodeJSON, spec.Dimension, false},
+		{"struct", point, []spec.DataType{spec.JSON}, true, schema.EncodeJSON, spec.Dimension, false},
+		{"variant", iceberg.VariantType{}, []spec.DataType{spec.JSON}, true, schema.EncodeJSON, spec.Dimension, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -169,7 +169,7 @@ func TestTypeTable(t *testing.T) {
 			t.Errorf("%s: no targets", r.Iceberg)
 		}
 		if d := r.Default(); !r.Skip && d.Lossy != "" {
-			if _, ok := r.Target(pinot.Long); !ok {
+			if _, ok := r.Target(spec.Long); !ok {
 				t.Errorf("%s: lossy default %s offers no lossless LONG", r.Iceberg, d.DataType)
 			}
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/floehq/floe/internal/pinottest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/segments"
 	floearrow "github.com/floehq/floe/segments/arrow"
@@ -38,9 +38,9 @@ func TestInfer_valuesRoundTrip(t *testing.T) {
 	}{
 		{"defaults", schema.Options{}, false, false},
 		{"lossless and flattened", schema.Options{Overrides: map[string]schema.Override{
-			"ts": {DataType: pinot.Long}, "tstz": {DataType: pinot.Long}, "tsn": {DataType: pinot.Long},
-			"tstzn": {DataType: pinot.Long}, "day": {DataType: pinot.Timestamp}, "i": {DataType: pinot.Long},
-			"f": {DataType: pinot.Double}, "addr": {Flatten: true},
+			"ts": {DataType: spec.Long}, "tstz": {DataType: spec.Long}, "tsn": {DataType: spec.Long},
+			"tstzn": {DataType: spec.Long}, "day": {DataType: spec.Timestamp}, "i": {DataType: spec.Long},
+			"f": {DataType: spec.Double}, "addr": {Flatten: true},
 		}}, true, true},
 	}
 	for _, v := range variants {

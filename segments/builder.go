@@ -15,7 +15,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // forceGCRows: segments of at least this many rows collect garbage after
@@ -48,7 +48,7 @@ type Result struct {
 // ColumnResult describes one column of a built segment.
 type ColumnResult struct {
 	Name        string
-	DataType    pinot.DataType
+	DataType    spec.DataType
 	SingleValue bool
 	Encoding    string // EncodingDictionary or EncodingRaw
 	Compression string // raw columns only
@@ -159,7 +159,7 @@ func timeColumnDefault(c *column, cfg Config) {
 		return // sub-millisecond units: keep the default
 	}
 	def := c.def.i64
-	if c.stored == pinot.Int {
+	if c.stored == spec.Int {
 		def = int64(c.def.i32)
 	}
 	if v := def * ms; def > -1<<62/ms && def < 1<<62/ms && v >= validMinTimeMillis && v <= validMaxTimeMillis {

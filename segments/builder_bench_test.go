@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
@@ -37,16 +37,16 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-func benchSchema() *pinot.Schema {
-	return &pinot.Schema{Name: "bench", EnableColumnNullHandle: true, Fields: []pinot.FieldSpec{
-		{Name: "id", DataType: pinot.Long, FieldType: pinot.Metric, SingleValue: true},
-		{Name: "price", DataType: pinot.Double, FieldType: pinot.Metric, SingleValue: true},
-		{Name: "qty", DataType: pinot.Int, FieldType: pinot.Metric, SingleValue: true},
-		{Name: "city", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
-		{Name: "country", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
-		{Name: "uid", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
-		{Name: "ts", DataType: pinot.Timestamp, FieldType: pinot.DateTime, SingleValue: true, Format: "1:MILLISECONDS:TIMESTAMP", Granularity: "1:MILLISECONDS"},
-		{Name: "tags", DataType: pinot.String, FieldType: pinot.Dimension},
+func benchSchema() *spec.Schema {
+	return &spec.Schema{Name: "bench", EnableColumnNullHandle: true, Fields: []spec.FieldSpec{
+		{Name: "id", DataType: spec.Long, FieldType: spec.Metric, SingleValue: true},
+		{Name: "price", DataType: spec.Double, FieldType: spec.Metric, SingleValue: true},
+		{Name: "qty", DataType: spec.Int, FieldType: spec.Metric, SingleValue: true},
+		{Name: "city", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
+		{Name: "country", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
+		{Name: "uid", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
+		{Name: "ts", DataType: spec.Timestamp, FieldType: spec.DateTime, SingleValue: true, Format: "1:MILLISECONDS:TIMESTAMP", Granularity: "1:MILLISECONDS"},
+		{Name: "tags", DataType: spec.String, FieldType: spec.Dimension},
 	}}
 }
 

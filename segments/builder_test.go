@@ -22,23 +22,23 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
 
 // tinySchema covers the demo types plus MV, raw, inverted and nulls.
-func tinySchema() *pinot.Schema {
-	return &pinot.Schema{Name: "tiny", EnableColumnNullHandle: true, Fields: []pinot.FieldSpec{
-		{Name: "id", DataType: pinot.Long, FieldType: pinot.Metric, SingleValue: true},
-		{Name: "price", DataType: pinot.Double, FieldType: pinot.Metric, SingleValue: true},
-		{Name: "city", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
-		{Name: "ts", DataType: pinot.Timestamp, FieldType: pinot.DateTime, SingleValue: true,
+func tinySchema() *spec.Schema {
+	return &spec.Schema{Name: "tiny", EnableColumnNullHandle: true, Fields: []spec.FieldSpec{
+		{Name: "id", DataType: spec.Long, FieldType: spec.Metric, SingleValue: true},
+		{Name: "price", DataType: spec.Double, FieldType: spec.Metric, SingleValue: true},
+		{Name: "city", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
+		{Name: "ts", DataType: spec.Timestamp, FieldType: spec.DateTime, SingleValue: true,
 			Format: "1:MILLISECONDS:TIMESTAMP", Granularity: "1:MILLISECONDS"},
-		{Name: "tags", DataType: pinot.String, FieldType: pinot.Dimension},
-		{Name: "note", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
-		{Name: "amount", DataType: pinot.BigDecimal, FieldType: pinot.Metric, SingleValue: true},
+		{Name: "tags", DataType: spec.String, FieldType: spec.Dimension},
+		{Name: "note", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
+		{Name: "amount", DataType: spec.BigDecimal, FieldType: spec.Metric, SingleValue: true},
 	}}
 }
 
@@ -315,7 +315,7 @@ func TestConfig_Validate(t *testing.T) {
 		}, `"price"`},
 		{"MV BIG_DECIMAL", func(c *segments.Config) {
 			c.Schema = tinySchema()
-			c.Schema.Fields[6].FieldType, c.Schema.Fields[6].SingleValue = pinot.Dimension, false
+			c.Schema.Fields[6].FieldType, c.Schema.Fields[6].SingleValue = spec.Dimension, false
 		}, `"amount"`},
 		{"duplicate column", func(c *segments.Config) {
 			c.Schema = tinySchema()

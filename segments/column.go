@@ -7,15 +7,15 @@ import (
 
 	"github.com/RoaringBitmap/roaring/v2"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // column accumulates one column while the source is read: the distinct
 // values (typed hash maps, strings copied into an arena) and one provisional
 // dictionary id per value. Final ids are assigned once, at finish.
 type column struct {
-	spec       pinot.FieldSpec
-	stored     pinot.DataType
+	spec       spec.FieldSpec
+	stored     spec.DataType
 	sv         bool
 	trackNulls bool // write a null vector if a null occurs
 	maxLen     int
@@ -47,7 +47,7 @@ type column struct {
 	err      error  // sticky spill write error
 }
 
-func newColumn(f pinot.FieldSpec, nullHandling bool) (*column, error) {
+func newColumn(f spec.FieldSpec, nullHandling bool) (*column, error) {
 	def, err := parseDefault(f)
 	if err != nil {
 		return nil, fmt.Errorf("column %q: defaultNullValue: %w", f.Name, err)
@@ -57,13 +57,13 @@ func newColumn(f pinot.FieldSpec, nullHandling bool) (*column, error) {
 		trackNulls: nullHandling && !f.NotNull, maxLen: maxLengthOf(f), nulls: roaring.New(),
 	}
 	switch c.stored {
-	case pinot.Int:
+	case spec.Int:
 		c.ints = newNumDict[int32]()
-	case pinot.Long:
+	case spec.Long:
 		c.longs = newNumDict[int64]()
-	case pinot.Float:
+	case spec.Float:
 		c.floats = newNumDict[float32]()
-	case pinot.Double:
+	case spec.Double:
 		c.doubles = newNumDict[float64]()
 	default:
 		c.bytes = newBytesDict()
@@ -121,9 +121,9 @@ func (c *column) add(v *Vector, n int) error {
 	var have int
 	var fn func(i int) (int32, bool, error)
 	switch c.spec.DataType {
-	case pinot.Int:
+	case spec.Int:
 		have, fn = len(v.Ints), func(i int) (int32, bool, error) { return c.ints.id(v.Ints[i]), true, nil }
-	case pinot.Boolean:
+	case spec.Boolean:
 		have, fn = len(v.Ints), func(i int) (int32, bool, error) {
 			b := int32(0)
 			if v.Ints[i] != 0 {
@@ -131,9 +131,9 @@ func (c *column) add(v *Vector, n int) error {
 			}
 			return c.ints.id(b), true, nil
 		}
-	case pinot.Long, pinot.Timestamp:
+	case spec.Long, spec.Timestamp:
 		have, fn = len(v.Longs), func(i int) (int32, bool, error) { return c.longs.id(v.Longs[i]), true, nil }
-	case pinot.Float:
+	case spec.Float:
 		have, fn = len(v.Floats), func(i int) (int32, bool, error) {
 			x := v.Floats[i]
 			if x != x {
@@ -144,7 +144,7 @@ func (c *column) add(v *Vector, n int) error {
 			}
 			return c.floats.id(x), true, nil
 		}
-	case pinot.Double:
+	case spec.Double:
 		have, fn = len(v.Doubles), func(i int) (int32, bool, error) {
 			x := v.Doubles[i]
 			if math.IsNaN(x) {
@@ -155,14 +155,14 @@ func (c *column) add(v *Vector, n int) error {
 			}
 			return c.doubles.id(x), true, nil
 		}
-	case pinot.String, pinot.JSON:
-		trim := c.spec.DataType == pinot.String
+	case spec.String, spec.JSON:
+		trim := c.spec.DataType == spec.String
 		have, fn = len(v.Bytes), func(i int) (int32, bool, error) {
 			return c.addBytes(sanitizeString(v.Bytes[i], c.maxLen, trim, &c.scratch)), true, nil
 		}
-	case pinot.Bytes:
+	case spec.Bytes:
 		have, fn = len(v.Bytes), func(i int) (int32, bool, error) { return c.addBytes(v.Bytes[i]), true, nil }
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		have, fn = len(v.Decimals), func(i int) (int32, bool, error) {
 			k, err := decimalKey(v.Decimals[i], c.keyBuf)
 			if err != nil {
@@ -192,17 +192,17 @@ func (c *column) add(v *Vector, n int) error {
 	return err
 }
 
-func vectorField(t pinot.DataType) string {
+func vectorField(t spec.DataType) string {
 	switch t {
-	case pinot.Int, pinot.Boolean:
+	case spec.Int, spec.Boolean:
 		return "Ints"
-	case pinot.Long, pinot.Timestamp:
+	case spec.Long, spec.Timestamp:
 		return "Longs"
-	case pinot.Float:
+	case spec.Float:
 		return "Floats"
-	case pinot.Double:
+	case spec.Double:
 		return "Doubles"
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		return "Decimals"
 	}
 	return "Bytes"

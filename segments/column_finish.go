@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"unsafe"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments/internal/text"
 )
 
@@ -31,7 +31,7 @@ type columnPlan struct {
 
 // columnMeta is what metadata.properties says about a column.
 type columnMeta struct {
-	spec         pinot.FieldSpec
+	spec         spec.FieldSpec
 	cardinality  int
 	bits         int
 	entryLen     int
@@ -172,7 +172,7 @@ func (c *column) useDictionary(p columnPlan, m columnMeta) bool {
 		return true
 	}
 	if w := c.spec.DataType.FixedWidth(); w > 0 {
-		if fieldType(c.spec) != pinot.Metric || !c.sv {
+		if fieldType(c.spec) != spec.Metric || !c.sv {
 			return true
 		}
 		dictBytes := float64(m.cardinality*w) + math.Ceil(float64(entries)*float64(m.bits)/8)
@@ -210,9 +210,9 @@ func (c *column) minMax(m *columnMeta) {
 func (c *column) bytesMinMax(m *columnMeta, lo, hi string) {
 	m.minMaxOK = true
 	switch c.stored {
-	case pinot.Bytes:
+	case spec.Bytes:
 		m.min, m.max = hex.EncodeToString([]byte(lo)), hex.EncodeToString([]byte(hi))
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		u, s := decodeDecimalKey([]byte(lo))
 		m.min = text.Decimal(u, int32(s))
 		u, s = decodeDecimalKey([]byte(hi))
@@ -286,7 +286,7 @@ func (c *column) compressionName(p columnPlan) string {
 	if p.compression != "" {
 		return p.compression
 	}
-	if fieldType(c.spec) == pinot.Metric {
+	if fieldType(c.spec) == spec.Metric {
 		return PassThrough
 	}
 	return LZ4
@@ -318,7 +318,7 @@ func (c *column) useFixedBytesDict() bool {
 	if d.maxLen == 0 {
 		return false
 	}
-	if c.stored != pinot.String {
+	if c.stored != spec.String {
 		return d.minLen == d.maxLen
 	}
 	if d.minLen == d.maxLen {

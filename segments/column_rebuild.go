@@ -12,7 +12,7 @@ import (
 	"github.com/zeebo/xxh3"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // A row-mode variable-width column whose final statistics ask for a
@@ -37,7 +37,7 @@ func (c *column) rebuildDictionary() error {
 	// At least two shards for a large dictionary even on one CPU, so the
 	// merge path is the one every large column takes.
 	shards := min(max(2, runtime.GOMAXPROCS(0)), maxRebuildShards, max(1, card/rebuildMinPerShard))
-	if c.stored == pinot.BigDecimal {
+	if c.stored == spec.BigDecimal {
 		shards = 1 // its order needs decoded keys; sort() handles it
 	}
 	if err := rs.sp.w.Flush(); err != nil {
@@ -118,7 +118,7 @@ func (bt *lookupBatch) flush(d *bytesDict, ids []int32, shard, shards int) {
 
 // mergeShardDicts sorts each shard's values (in parallel), merges them into
 // one sorted dictionary and rewrites ids to final ids.
-func mergeShardDicts(dicts []*bytesDict, ids []int32, stored pinot.DataType) *bytesDict {
+func mergeShardDicts(dicts []*bytesDict, ids []int32, stored spec.DataType) *bytesDict {
 	out := &bytesDict{minLen: dicts[0].minLen, sorted: true}
 	total := 0
 	for _, d := range dicts {

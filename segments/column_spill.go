@@ -10,7 +10,7 @@ import (
 
 	"github.com/zeebo/xxh3"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // rowSpill is the row mode of a variable-width column: once a column is
@@ -19,7 +19,7 @@ import (
 // statistics stay in memory (a 64-bit hash per distinct value for the
 // cardinality, min, max, lengths, sortedness).
 type rowSpill struct {
-	stored  pinot.DataType
+	stored  spec.DataType
 	sp      *spill
 	hashes  *hashSet // xxh3 of each distinct value
 	n       int64
@@ -33,22 +33,22 @@ type rowSpill struct {
 	decKeys bool
 }
 
-func newRowSpill(dir string, stored pinot.DataType) (*rowSpill, error) {
+func newRowSpill(dir string, stored spec.DataType) (*rowSpill, error) {
 	sp, err := newSpill(dir)
 	if err != nil {
 		return nil, err
 	}
 	return &rowSpill{stored: stored, sp: sp, hashes: newHashSet(), sorted: true,
-		minLen: int(^uint(0) >> 1), decKeys: stored == pinot.BigDecimal}, nil
+		minLen: int(^uint(0) >> 1), decKeys: stored == spec.BigDecimal}, nil
 }
 
 // cmp orders two values the way the column's dictionary would.
 func (r *rowSpill) cmp(x, y []byte) int {
 	a, b := bytesStr(x), bytesStr(y)
 	switch r.stored {
-	case pinot.String:
+	case spec.String:
 		return compareUTF16(a, b)
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		var x, y decKey
 		x.u, x.scale = decodeDecimalKey([]byte(a))
 		y.u, y.scale = decodeDecimalKey([]byte(b))

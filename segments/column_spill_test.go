@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/read"
 )
@@ -20,14 +20,14 @@ import (
 // exactly as a column forced to keep its dictionary.
 func TestBuild_RowModeSameBytesAsDictionary(t *testing.T) {
 	const n = 150_000
-	schema := &pinot.Schema{Name: "rm", Fields: []pinot.FieldSpec{
-		{Name: "s", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},      // unique first, then repeats
-		{Name: "sorted", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, // unique, sorted
-		{Name: "l", DataType: pinot.Long, FieldType: pinot.Metric, SingleValue: true},           // unique first, then repeats
-		{Name: "mv", DataType: pinot.String, FieldType: pinot.Dimension},
-		{Name: "u16", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, // UTF-16 order differs
-		{Name: "pre", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, // long shared prefix
-		{Name: "raw", DataType: pinot.Bytes, FieldType: pinot.Dimension, SingleValue: true},  // bytes >= 0xEE
+	schema := &spec.Schema{Name: "rm", Fields: []spec.FieldSpec{
+		{Name: "s", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},      // unique first, then repeats
+		{Name: "sorted", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true}, // unique, sorted
+		{Name: "l", DataType: spec.Long, FieldType: spec.Metric, SingleValue: true},           // unique first, then repeats
+		{Name: "mv", DataType: spec.String, FieldType: spec.Dimension},
+		{Name: "u16", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true}, // UTF-16 order differs
+		{Name: "pre", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true}, // long shared prefix
+		{Name: "raw", DataType: spec.Bytes, FieldType: spec.Dimension, SingleValue: true},  // bytes >= 0xEE
 	}}
 	highs := []string{"\uE000", "\U0001F600", "\uFFFD", "a", "\u00E9", ""}
 	rows := make([][]any, n)
@@ -69,10 +69,10 @@ func TestBuild_RowModeSameBytesAsDictionary(t *testing.T) {
 // High-cardinality columns go raw automatically, through row mode.
 func TestBuild_AutoRawHighCardinality(t *testing.T) {
 	const n = 100_000
-	schema := &pinot.Schema{Name: "hc", Fields: []pinot.FieldSpec{
-		{Name: "uid", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
-		{Name: "amount", DataType: pinot.Double, FieldType: pinot.Metric, SingleValue: true},
-		{Name: "city", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
+	schema := &spec.Schema{Name: "hc", Fields: []spec.FieldSpec{
+		{Name: "uid", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
+		{Name: "amount", DataType: spec.Double, FieldType: spec.Metric, SingleValue: true},
+		{Name: "city", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
 	}}
 	rows := make([][]any, n)
 	for r := range rows {
@@ -103,13 +103,13 @@ func TestBuild_AutoRawHighCardinality(t *testing.T) {
 // the metadata a dictionary build would give.
 func TestBuild_NumericRowModeRoundTrip(t *testing.T) {
 	const n = 140_000
-	schema := &pinot.Schema{Name: "nr", Fields: []pinot.FieldSpec{
-		{Name: "d", DataType: pinot.Double, FieldType: pinot.Metric, SingleValue: true},    // unique, raw
-		{Name: "f", DataType: pinot.Float, FieldType: pinot.Metric, SingleValue: true},     // unique, raw
-		{Name: "ts", DataType: pinot.Long, FieldType: pinot.Dimension, SingleValue: true},  // ascending with repeats
-		{Name: "i", DataType: pinot.Int, FieldType: pinot.Dimension, SingleValue: true},    // unique first, then repeats
-		{Name: "g", DataType: pinot.Double, FieldType: pinot.Dimension, SingleValue: true}, // negatives, dictionary
-		{Name: "l", DataType: pinot.Long, FieldType: pinot.Dimension, SingleValue: true},   // negatives, unordered
+	schema := &spec.Schema{Name: "nr", Fields: []spec.FieldSpec{
+		{Name: "d", DataType: spec.Double, FieldType: spec.Metric, SingleValue: true},    // unique, raw
+		{Name: "f", DataType: spec.Float, FieldType: spec.Metric, SingleValue: true},     // unique, raw
+		{Name: "ts", DataType: spec.Long, FieldType: spec.Dimension, SingleValue: true},  // ascending with repeats
+		{Name: "i", DataType: spec.Int, FieldType: spec.Dimension, SingleValue: true},    // unique first, then repeats
+		{Name: "g", DataType: spec.Double, FieldType: spec.Dimension, SingleValue: true}, // negatives, dictionary
+		{Name: "l", DataType: spec.Long, FieldType: spec.Dimension, SingleValue: true},   // negatives, unordered
 	}}
 	rows := make([][]any, n)
 	for r := range rows {

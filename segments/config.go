@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // Compression codec names accepted in Config.Compression (Pinot's
@@ -42,7 +42,7 @@ func (e *ConfigError) Unwrap() error { return ErrInvalidConfig }
 
 // Config says what segment Build writes.
 type Config struct {
-	Schema       *pinot.Schema
+	Schema       *spec.Schema
 	TableName    string            // raw Pinot table name -> segment.table.name
 	SegmentName  string            // must match [A-Za-z0-9_.-]+
 	TimeColumn   string            // optional; a DATE_TIME field; sets segment.start/end.time + unit
@@ -54,6 +54,24 @@ type Config struct {
 	CreationTime time.Time         // goes into creation.meta only (S1)
 	TempDir      string            // spill dir; default os.TempDir()
 	CustomMap    map[string]string // custom.<k> keys
+}
+
+// ConfigFor is the config of segment name of table, built now from
+// schema sc with the table config's indexing choices: its time column, raw
+// (no-dictionary) and inverted-index columns and its first sorted column.
+// tc may be nil (no choices). The caller adds TempDir and CustomMap.
+func ConfigFor(sc *spec.Schema, tc *spec.TableConfig, table, name string, created time.Time) Config {
+	cfg := Config{Schema: sc, TableName: table, SegmentName: name, CreationTime: created}
+	if tc == nil {
+		return cfg
+	}
+	cfg.TimeColumn = tc.SegmentsConfig.TimeColumnName
+	cfg.NoDictionary = tc.TableIndexConfig.NoDictionaryColumns
+	cfg.Inverted = tc.TableIndexConfig.InvertedIndexColumns
+	if len(tc.TableIndexConfig.SortedColumn) > 0 {
+		cfg.SortedColumn = tc.TableIndexConfig.SortedColumn[0]
+	}
+	return cfg
 }
 
 var segmentNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
@@ -94,7 +112,7 @@ func (c Config) Validate() error {
 		if !ok {
 			return &ConfigError{Field: "TimeColumn", Column: c.TimeColumn, Msg: "not in schema"}
 		}
-		if f.FieldType != pinot.DateTime {
+		if f.FieldType != spec.DateTime {
 			return &ConfigError{Field: "TimeColumn", Column: c.TimeColumn, Msg: "must be a DATE_TIME field"}
 		}
 		if _, err := timeUnitOf(f); err != nil {
@@ -124,7 +142,7 @@ func CheckColumnName(name string) error {
 	return nil
 }
 
-func validateField(f pinot.FieldSpec) error {
+func validateField(f spec.FieldSpec) error {
 	if err := CheckColumnName(f.Name); err != nil {
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: err.Error()}
 	}
@@ -132,23 +150,23 @@ func validateField(f pinot.FieldSpec) error {
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: fmt.Sprintf("unsupported dataType %q", f.DataType)}
 	}
 	switch f.FieldType {
-	case pinot.Dimension, pinot.DateTime, "":
-	case pinot.Metric:
+	case spec.Dimension, spec.DateTime, "":
+	case spec.Metric:
 		switch f.DataType {
-		case pinot.Int, pinot.Long, pinot.Float, pinot.Double, pinot.BigDecimal, pinot.Bytes:
+		case spec.Int, spec.Long, spec.Float, spec.Double, spec.BigDecimal, spec.Bytes:
 		default:
 			return &ConfigError{Field: "Schema", Column: f.Name, Msg: fmt.Sprintf("METRIC cannot be %s", f.DataType)}
 		}
 	default:
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: fmt.Sprintf("unsupported fieldType %q", f.FieldType)}
 	}
-	if !f.SingleValue && (f.FieldType == pinot.Metric || f.FieldType == pinot.DateTime) {
+	if !f.SingleValue && (f.FieldType == spec.Metric || f.FieldType == spec.DateTime) {
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: fmt.Sprintf("%s columns must be single-valued", f.FieldType)}
 	}
-	if !f.SingleValue && (f.DataType == pinot.BigDecimal || f.DataType == pinot.JSON) {
+	if !f.SingleValue && (f.DataType == spec.BigDecimal || f.DataType == spec.JSON) {
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: fmt.Sprintf("Pinot has no multi-value %s columns", f.DataType)}
 	}
-	if f.FieldType == pinot.DateTime && f.Format == "" && f.DataType != pinot.Timestamp {
+	if f.FieldType == spec.DateTime && f.Format == "" && f.DataType != spec.Timestamp {
 		return &ConfigError{Field: "Schema", Column: f.Name, Msg: "DATE_TIME column needs a format"}
 	}
 	if f.MaxLength < 0 {
@@ -206,9 +224,9 @@ func (c Config) validateLists() error {
 }
 
 // fieldType returns the field type, DIMENSION when unset.
-func fieldType(f pinot.FieldSpec) pinot.FieldType {
+func fieldType(f spec.FieldSpec) spec.FieldType {
 	if f.FieldType == "" {
-		return pinot.Dimension
+		return spec.Dimension
 	}
 	return f.FieldType
 }
@@ -216,11 +234,11 @@ func fieldType(f pinot.FieldSpec) pinot.FieldType {
 // timeUnitOf derives segment.time.unit from a DATE_TIME field's format
 // (colon form "1:MILLISECONDS:EPOCH", pipe form "EPOCH|MILLISECONDS|1",
 // TIMESTAMP). SIMPLE_DATE_FORMAT time columns are not supported.
-func timeUnitOf(f pinot.FieldSpec) (string, error) {
+func timeUnitOf(f spec.FieldSpec) (string, error) {
 	switch f.DataType {
-	case pinot.Timestamp:
+	case spec.Timestamp:
 		return "MILLISECONDS", nil
-	case pinot.Int, pinot.Long:
+	case spec.Int, spec.Long:
 	default:
 		return "", fmt.Errorf("time column must be INT, LONG or TIMESTAMP, not %s", f.DataType)
 	}

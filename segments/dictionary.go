@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // numDict collects the distinct values of a fixed-width column in first-seen
@@ -117,11 +117,11 @@ func (d *numDict[T]) sort() []int32 {
 }
 
 // sort orders values by the stored type's order and returns the remap.
-func (d *bytesDict) sort(t pinot.DataType) []int32 {
+func (d *bytesDict) sort(t spec.DataType) []int32 {
 	if d.sorted {
 		return nil
 	}
-	if t.StoredType() != pinot.BigDecimal {
+	if t.StoredType() != spec.BigDecimal {
 		return d.sortOrdered(d.utf16Order(t))
 	}
 	keys := make([]decKey, len(d.vals))
@@ -133,8 +133,8 @@ func (d *bytesDict) sort(t pinot.DataType) []int32 {
 
 // utf16Order reports whether a STRING/JSON/BYTES dictionary sorts in UTF-16
 // order: strings with chars >= U+E000; otherwise byte order is the order.
-func (d *bytesDict) utf16Order(t pinot.DataType) bool {
-	return t.StoredType() == pinot.String && d.high
+func (d *bytesDict) utf16Order(t spec.DataType) bool {
+	return t.StoredType() == spec.String && d.high
 }
 
 // sortOrdered orders values in UTF-16 or byte order and returns the remap.

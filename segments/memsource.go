@@ -6,7 +6,7 @@ import (
 	"io"
 	"math/big"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // MemorySource is an in-memory Source over rows given as Go values, for
@@ -20,7 +20,7 @@ import (
 //	Decimal, *big.Int, or a decimal string (BIG_DECIMAL)
 //	[]any of the above            multi-value rows (nil elements are dropped)
 type MemorySource struct {
-	schema    *pinot.Schema
+	schema    *spec.Schema
 	rows      [][]any
 	batchSize int
 	pos       int
@@ -28,7 +28,7 @@ type MemorySource struct {
 
 // NewMemorySource returns a Source over rows, batchSize rows at a time
 // (<= 0: 4096).
-func NewMemorySource(schema *pinot.Schema, rows [][]any, batchSize int) *MemorySource {
+func NewMemorySource(schema *spec.Schema, rows [][]any, batchSize int) *MemorySource {
 	if batchSize <= 0 {
 		batchSize = 4096
 	}
@@ -93,10 +93,10 @@ func (s *MemorySource) Next(ctx context.Context) (*Batch, error) {
 }
 
 // appendValue appends one value (nil: a placeholder) in the stored type.
-func appendValue(v *Vector, t pinot.DataType, val any) error {
+func appendValue(v *Vector, t spec.DataType, val any) error {
 	bad := func() error { return fmt.Errorf("%T is not a %s value", val, t) }
 	switch t {
-	case pinot.Int, pinot.Boolean:
+	case spec.Int, spec.Boolean:
 		var x int32
 		switch y := val.(type) {
 		case nil:
@@ -112,7 +112,7 @@ func appendValue(v *Vector, t pinot.DataType, val any) error {
 			return bad()
 		}
 		v.Ints = append(v.Ints, x)
-	case pinot.Long, pinot.Timestamp:
+	case spec.Long, spec.Timestamp:
 		var x int64
 		switch y := val.(type) {
 		case nil:
@@ -124,7 +124,7 @@ func appendValue(v *Vector, t pinot.DataType, val any) error {
 			return bad()
 		}
 		v.Longs = append(v.Longs, x)
-	case pinot.Float:
+	case spec.Float:
 		var x float32
 		switch y := val.(type) {
 		case nil:
@@ -134,7 +134,7 @@ func appendValue(v *Vector, t pinot.DataType, val any) error {
 			return bad()
 		}
 		v.Floats = append(v.Floats, x)
-	case pinot.Double:
+	case spec.Double:
 		var x float64
 		switch y := val.(type) {
 		case nil:
@@ -144,7 +144,7 @@ func appendValue(v *Vector, t pinot.DataType, val any) error {
 			return bad()
 		}
 		v.Doubles = append(v.Doubles, x)
-	case pinot.String, pinot.JSON, pinot.Bytes:
+	case spec.String, spec.JSON, spec.Bytes:
 		var x []byte
 		switch y := val.(type) {
 		case nil:
@@ -156,7 +156,7 @@ func appendValue(v *Vector, t pinot.DataType, val any) error {
 			return bad()
 		}
 		v.Bytes = append(v.Bytes, x)
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		x := Decimal{Unscaled: new(big.Int)}
 		switch y := val.(type) {
 		case nil:

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // properties builds a metadata.properties / index_map file the way Pinot's
@@ -122,9 +122,9 @@ func segmentProperties(cfg Config, rows int64, metas []columnMeta, res *Result) 
 	var dims, mets, dts []string
 	for _, m := range metas {
 		switch fieldType(m.spec) {
-		case pinot.Metric:
+		case spec.Metric:
 			mets = append(mets, m.spec.Name)
-		case pinot.DateTime:
+		case spec.DateTime:
 			dts = append(dts, m.spec.Name)
 		default:
 			dims = append(dims, m.spec.Name)
@@ -196,14 +196,14 @@ func columnProperties(p *properties, m columnMeta, rows int64) {
 	}
 	if def, err := parseDefault(m.spec); err == nil {
 		text, ok := def.text, true
-		if m.spec.DataType.StoredType() == pinot.String {
+		if m.spec.DataType.StoredType() == spec.String {
 			text, ok = stringPropertyValue(text)
 		}
 		if ok {
 			p.set(k+"defaultNullValue", text)
 		}
 	}
-	if fieldType(m.spec) == pinot.DateTime {
+	if fieldType(m.spec) == spec.DateTime {
 		format := m.spec.Format
 		if format == "" {
 			format = "1:MILLISECONDS:TIMESTAMP"

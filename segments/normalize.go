@@ -12,7 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments/internal/text"
 )
 
@@ -23,7 +23,7 @@ const defaultMaxLength = 512 // FieldSpec.DEFAULT_MAX_LENGTH (format: never chan
 
 // maxLengthOf returns the field's maxLength in UTF-16 units (STRING, JSON)
 // or bytes (BYTES), 512 when unset.
-func maxLengthOf(f pinot.FieldSpec) int {
+func maxLengthOf(f spec.FieldSpec) int {
 	if f.MaxLength > 0 {
 		return f.MaxLength
 	}
@@ -316,17 +316,17 @@ type defaultValue struct {
 	text string // the metadata text (FieldSpec.getDefaultNullValueString)
 }
 
-func parseDefault(f pinot.FieldSpec) (defaultValue, error) {
+func parseDefault(f spec.FieldSpec) (defaultValue, error) {
 	s := f.DefaultNullValueString()
 	var d defaultValue
 	switch f.DataType {
-	case pinot.Int:
+	case spec.Int:
 		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 32)
 		if err != nil {
 			return d, errors.New("not an INT")
 		}
 		d.i32, d.text = int32(v), strconv.FormatInt(v, 10)
-	case pinot.Boolean:
+	case spec.Boolean:
 		switch strings.ToLower(strings.TrimSpace(s)) {
 		case "true", "1":
 			d.i32 = 1
@@ -335,13 +335,13 @@ func parseDefault(f pinot.FieldSpec) (defaultValue, error) {
 			return d, errors.New("not a BOOLEAN")
 		}
 		d.text = strconv.Itoa(int(d.i32))
-	case pinot.Long:
+	case spec.Long:
 		v, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
 		if err != nil {
 			return d, errors.New("not a LONG")
 		}
 		d.i64, d.text = v, strconv.FormatInt(v, 10)
-	case pinot.Timestamp:
+	case spec.Timestamp:
 		t := strings.TrimSpace(s)
 		v, err := strconv.ParseInt(t, 10, 64)
 		if err != nil {
@@ -352,7 +352,7 @@ func parseDefault(f pinot.FieldSpec) (defaultValue, error) {
 			v = ts.UnixMilli()
 		}
 		d.i64, d.text = v, strconv.FormatInt(v, 10)
-	case pinot.Float:
+	case spec.Float:
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 32)
 		if err != nil || math.IsNaN(v) {
 			return d, errors.New("not a FLOAT")
@@ -362,7 +362,7 @@ func parseDefault(f pinot.FieldSpec) (defaultValue, error) {
 			d.f32 = 0
 		}
 		d.text = javaFloat(d.f32)
-	case pinot.Double:
+	case spec.Double:
 		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 		if err != nil || math.IsNaN(v) {
 			return d, errors.New("not a DOUBLE")
@@ -371,18 +371,18 @@ func parseDefault(f pinot.FieldSpec) (defaultValue, error) {
 			v = 0
 		}
 		d.f64, d.text = v, javaDouble(v)
-	case pinot.String, pinot.JSON:
+	case spec.String, spec.JSON:
 		if !utf8.ValidString(s) {
 			return d, errors.New("not valid UTF-8")
 		}
 		d.b, d.text = []byte(s), s
-	case pinot.Bytes:
+	case spec.Bytes:
 		b, err := hex.DecodeString(strings.TrimSpace(s))
 		if err != nil {
 			return d, errors.New("not hex")
 		}
 		d.b, d.text = b, hex.EncodeToString(b)
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		dec, err := parseDecimal(s)
 		if err != nil {
 			return d, err

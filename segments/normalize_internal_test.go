@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments/internal/text"
 )
 
@@ -115,17 +115,17 @@ func TestJavaDouble(t *testing.T) {
 
 func TestParseDefault(t *testing.T) {
 	cases := []struct {
-		f    pinot.FieldSpec
+		f    spec.FieldSpec
 		text string
 	}{
-		{pinot.FieldSpec{DataType: pinot.Int, FieldType: pinot.Dimension}, "-2147483648"},
-		{pinot.FieldSpec{DataType: pinot.Float, FieldType: pinot.Dimension}, "-Infinity"},
-		{pinot.FieldSpec{DataType: pinot.Double, FieldType: pinot.Metric}, "0.0"},
-		{pinot.FieldSpec{DataType: pinot.Double, FieldType: pinot.Metric, DefaultNullValue: "1"}, "1.0"},
-		{pinot.FieldSpec{DataType: pinot.Boolean, FieldType: pinot.Dimension, DefaultNullValue: "true"}, "1"},
-		{pinot.FieldSpec{DataType: pinot.BigDecimal, FieldType: pinot.Metric, DefaultNullValue: "2.50"}, "2.5"},
-		{pinot.FieldSpec{DataType: pinot.Bytes, FieldType: pinot.Dimension, DefaultNullValue: "00FF"}, "00ff"},
-		{pinot.FieldSpec{DataType: pinot.String, FieldType: pinot.Dimension}, "null"},
+		{spec.FieldSpec{DataType: spec.Int, FieldType: spec.Dimension}, "-2147483648"},
+		{spec.FieldSpec{DataType: spec.Float, FieldType: spec.Dimension}, "-Infinity"},
+		{spec.FieldSpec{DataType: spec.Double, FieldType: spec.Metric}, "0.0"},
+		{spec.FieldSpec{DataType: spec.Double, FieldType: spec.Metric, DefaultNullValue: "1"}, "1.0"},
+		{spec.FieldSpec{DataType: spec.Boolean, FieldType: spec.Dimension, DefaultNullValue: "true"}, "1"},
+		{spec.FieldSpec{DataType: spec.BigDecimal, FieldType: spec.Metric, DefaultNullValue: "2.50"}, "2.5"},
+		{spec.FieldSpec{DataType: spec.Bytes, FieldType: spec.Dimension, DefaultNullValue: "00FF"}, "00ff"},
+		{spec.FieldSpec{DataType: spec.String, FieldType: spec.Dimension}, "null"},
 	}
 	for _, c := range cases {
 		d, err := parseDefault(c.f)
@@ -133,7 +133,7 @@ func TestParseDefault(t *testing.T) {
 			t.Errorf("parseDefault(%s %q) = %q, %v; want %q", c.f.DataType, c.f.DefaultNullValue, d.text, err, c.text)
 		}
 	}
-	if _, err := parseDefault(pinot.FieldSpec{DataType: pinot.Int, DefaultNullValue: "x"}); err == nil {
+	if _, err := parseDefault(spec.FieldSpec{DataType: spec.Int, DefaultNullValue: "x"}); err == nil {
 		t.Error("INT default x accepted")
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/floehq/floe/internal/pinottest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
@@ -117,7 +117,7 @@ func TestByteIdenticalWithPinot(t *testing.T) {
 	if err := parquet.WriteFile(pq, in); err != nil {
 		t.Fatal(err)
 	}
-	var schema pinot.Schema
+	var schema spec.Schema
 	if err := schema.UnmarshalJSON([]byte(identSchema)); err != nil {
 		t.Fatal(err)
 	}

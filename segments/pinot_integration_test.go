@@ -17,7 +17,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/floehq/floe/internal/pinottest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
@@ -43,24 +43,24 @@ func strBytesTo(b []byte, want string) edge { return edge{in: b, want: want} }
 var longASCII = strings.Repeat("x", 600)
 
 // edges lists per data type the values every column cycles through.
-func edges(t pinot.DataType) []edge {
+func edges(t spec.DataType) []edge {
 	switch t {
-	case pinot.Int:
+	case spec.Int:
 		return []edge{{in: int32(0)}, {in: int32(1)}, {in: int32(-1)}, {in: int32(math.MinInt32)}, {in: int32(math.MaxInt32)}, {in: int32(42)}}
-	case pinot.Boolean:
+	case spec.Boolean:
 		return []edge{{in: true, want: int32(1)}, {in: false, want: int32(0)}, {in: int32(7), want: int32(1)}}
-	case pinot.Long:
+	case spec.Long:
 		return []edge{{in: int64(0)}, {in: int64(math.MinInt64)}, {in: int64(math.MaxInt64)}, {in: int64(-5)}, {in: int64(1) << 40}}
-	case pinot.Timestamp:
+	case spec.Timestamp:
 		return []edge{{in: int64(0)}, {in: int64(1700000000000)}, {in: int64(-1)}, {in: int64(253402300799999)}}
-	case pinot.Float:
+	case spec.Float:
 		return []edge{{in: float32(1.5)}, {in: float32(math.NaN()), dropped: true}, {in: float32(math.Inf(1))},
 			{in: float32(math.Inf(-1))}, {in: float32(math.Copysign(0, -1)), want: float32(0)},
 			{in: float32(math.MaxFloat32)}, {in: float32(math.SmallestNonzeroFloat32)}, {in: float32(-3.25)}}
-	case pinot.Double:
+	case spec.Double:
 		return []edge{{in: 1.5}, {in: math.NaN(), dropped: true}, {in: math.Inf(1)}, {in: math.Inf(-1)},
 			{in: math.Copysign(0, -1), want: 0.0}, {in: math.MaxFloat64}, {in: math.SmallestNonzeroFloat64}, {in: 1e-300}, {in: -2.5e17}}
-	case pinot.String:
+	case spec.String:
 		return []edge{
 			str(""), str("héllo"), str("日本語"), str("😀 emoji"), str("\uE000 private"), str("San, Jose"),
 			str(" lead"), str("trail "), str(`back\slash`), str("tab\tnew\nline"),
@@ -74,12 +74,12 @@ func edges(t pinot.DataType) []edge {
 			strTo(strings.Repeat("a", 511)+"😀", strings.Repeat("a", 511)+"?"),
 			strTo(strings.Repeat("é", 600), strings.Repeat("é", 512)),
 		}
-	case pinot.JSON:
+	case spec.JSON:
 		return []edge{str(`{"a":1}`), str(`[]`), str(""), str(`{"k":"` + longASCII + `"}`), str(`{"u":"日本"}`),
 			strTo(`{"n":1}`+"\x00tail", `{"n":1}`)}
-	case pinot.Bytes:
+	case spec.Bytes:
 		return []edge{{in: []byte{}}, {in: []byte{0x00, 0xff}}, {in: bytes.Repeat([]byte{0xab}, 1000)}, {in: []byte("plain")}}
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		return []edge{{in: "0"}, {in: "1.50"}, {in: "-123456789012345678901234567890.123456789"}, {in: "1E+5"},
 			{in: "-1"}, {in: "100"}, {in: "0.000000000000000000000000000001"}, {in: "98765432109876543210E-3"}}
 	}
@@ -88,7 +88,7 @@ func edges(t pinot.DataType) []edge {
 
 // column is one generated column: its spec, config lists and input values.
 type genColumn struct {
-	spec     pinot.FieldSpec
+	spec     spec.FieldSpec
 	raw      bool
 	dict     bool
 	inverted bool
@@ -100,7 +100,7 @@ type genColumn struct {
 // genValues builds n inputs for a column: edge values in turn, with nulls
 // every 7th row for nullable columns, MV rows of 0..5 values with nil
 // elements, plus one long list.
-func genValues(t pinot.DataType, sv, withNulls bool, n, seed int) []any {
+func genValues(t spec.DataType, sv, withNulls bool, n, seed int) []any {
 	es := edges(t)
 	out := make([]any, n)
 	for r := 0; r < n; r++ {
@@ -156,7 +156,7 @@ func expect(c genColumn, v any, nullHandling bool) pinottest.Value {
 	return pinottest.Value{V: out}
 }
 
-func expectScalar(t pinot.DataType, v any) (any, bool) {
+func expectScalar(t spec.DataType, v any) (any, bool) {
 	if v == nil {
 		return nil, false
 	}
@@ -190,9 +190,9 @@ func same(a, b any) bool {
 }
 
 // canon converts an input into the type the harness reports.
-func canon(t pinot.DataType, v any) any {
+func canon(t spec.DataType, v any) any {
 	switch t {
-	case pinot.Boolean:
+	case spec.Boolean:
 		switch x := v.(type) {
 		case bool:
 			if x {
@@ -200,11 +200,11 @@ func canon(t pinot.DataType, v any) any {
 			}
 			return int32(0)
 		}
-	case pinot.String, pinot.JSON:
+	case spec.String, spec.JSON:
 		if b, ok := v.([]byte); ok {
 			return string(b)
 		}
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		r, ok := new(big.Rat).SetString(v.(string))
 		if !ok {
 			panic(v)
@@ -214,30 +214,30 @@ func canon(t pinot.DataType, v any) any {
 	return v
 }
 
-func defaultOf(f pinot.FieldSpec) any {
+func defaultOf(f spec.FieldSpec) any {
 	s := f.DefaultNullValueString()
 	switch f.DataType {
-	case pinot.Int, pinot.Boolean:
+	case spec.Int, spec.Boolean:
 		var i int32
 		fmt.Sscan(s, &i)
 		return i
-	case pinot.Long, pinot.Timestamp:
+	case spec.Long, spec.Timestamp:
 		var i int64
 		fmt.Sscan(s, &i)
 		return i
-	case pinot.Float:
+	case spec.Float:
 		if s == "-Infinity" {
 			return float32(math.Inf(-1))
 		}
 		return float32(0)
-	case pinot.Double:
+	case spec.Double:
 		if s == "-Infinity" {
 			return math.Inf(-1)
 		}
 		return 0.0
-	case pinot.Bytes:
+	case spec.Bytes:
 		return []byte{}
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		r, _ := new(big.Rat).SetString(s)
 		return r
 	}
@@ -286,8 +286,8 @@ type segCase struct {
 	timeColumn   string
 }
 
-func (sc segCase) schema() *pinot.Schema {
-	s := &pinot.Schema{Name: "t", EnableColumnNullHandle: sc.nullHandling}
+func (sc segCase) schema() *spec.Schema {
+	s := &spec.Schema{Name: "t", EnableColumnNullHandle: sc.nullHandling}
 	for _, c := range sc.cols {
 		s.Fields = append(s.Fields, c.spec)
 	}
@@ -331,16 +331,16 @@ func (sc segCase) source() segments.Source {
 // columns with the given codec.
 func matrixCase(name, codec string, nullHandling bool, rows int) segCase {
 	sc := segCase{name: name, nullHandling: nullHandling, rows: rows, compression: codec}
-	for ti, t := range pinot.DataTypes {
+	for ti, t := range spec.DataTypes {
 		for _, sv := range []bool{true, false} {
-			if !sv && (t == pinot.JSON || t == pinot.BigDecimal) {
+			if !sv && (t == spec.JSON || t == spec.BigDecimal) {
 				continue // Pinot has no MV JSON or BIG_DECIMAL
 			}
 			for _, raw := range []bool{false, true} {
 				for _, notNull := range []bool{false, true} {
 					n := fmt.Sprintf("%s_%s_%s_%s", strings.ToLower(string(t)), map[bool]string{true: "sv", false: "mv"}[sv],
 						map[bool]string{true: "raw", false: "dict"}[raw], map[bool]string{true: "nn", false: "null"}[notNull])
-					spec := pinot.FieldSpec{Name: n, DataType: t, FieldType: pinot.Dimension, SingleValue: sv, NotNull: notNull}
+					spec := spec.FieldSpec{Name: n, DataType: t, FieldType: spec.Dimension, SingleValue: sv, NotNull: notNull}
 					sc.cols = append(sc.cols, genColumn{spec: spec, raw: raw, dict: !raw,
 						values: genValues(t, sv, true, rows, ti*3+len(sc.cols))})
 				}
@@ -348,9 +348,9 @@ func matrixCase(name, codec string, nullHandling bool, rows int) segCase {
 		}
 	}
 	// Metrics (SV only) with their own defaults.
-	for _, t := range []pinot.DataType{pinot.Int, pinot.Long, pinot.Float, pinot.Double, pinot.BigDecimal, pinot.Bytes} {
+	for _, t := range []spec.DataType{spec.Int, spec.Long, spec.Float, spec.Double, spec.BigDecimal, spec.Bytes} {
 		n := "metric_" + strings.ToLower(string(t))
-		sc.cols = append(sc.cols, genColumn{spec: pinot.FieldSpec{Name: n, DataType: t, FieldType: pinot.Metric, SingleValue: true},
+		sc.cols = append(sc.cols, genColumn{spec: spec.FieldSpec{Name: n, DataType: t, FieldType: spec.Metric, SingleValue: true},
 			values: genValues(t, true, true, rows, len(sc.cols))})
 	}
 	return sc
@@ -456,7 +456,7 @@ func checkDump(t *testing.T, sc segCase, res *segments.Result, d pinottest.Segme
 }
 
 // checkMinMax compares Pinot's parsed min/max with the expected values.
-func checkMinMax(t *testing.T, seg string, f pinot.FieldSpec, info pinottest.ColumnInfo, wants []pinottest.Value) {
+func checkMinMax(t *testing.T, seg string, f spec.FieldSpec, info pinottest.ColumnInfo, wants []pinottest.Value) {
 	t.Helper()
 	var all []any
 	for _, w := range wants {
@@ -476,7 +476,7 @@ func checkMinMax(t *testing.T, seg string, f pinot.FieldSpec, info pinottest.Col
 			hi = v
 		}
 	}
-	if f.DataType.StoredType() == pinot.String {
+	if f.DataType.StoredType() == spec.String {
 		invalid := func(s string) bool {
 			return len(utf16.Encode([]rune(s))) > 512 || strings.ContainsFunc(s, func(r rune) bool { return r >= 0x10000 })
 		}
@@ -495,7 +495,7 @@ func checkMinMax(t *testing.T, seg string, f pinot.FieldSpec, info pinottest.Col
 
 // compareAny orders expected values like Pinot does (independent of the
 // writer's code: UTF-16 order via utf16.Encode).
-func compareAny(t pinot.DataType, a, b any) int {
+func compareAny(t spec.DataType, a, b any) int {
 	switch x := a.(type) {
 	case int32:
 		return cmpOrdered(x, b.(int32))
@@ -555,12 +555,12 @@ func specialCase() segCase {
 	}
 	ts[17] = nil // null in the time column: default 0 is outside the valid range → creation time
 	return segCase{name: "special", nullHandling: true, rows: n, sorted: "sorted_int", timeColumn: "ts", cols: []genColumn{
-		{spec: pinot.FieldSpec{Name: "sorted_int", DataType: pinot.Int, FieldType: pinot.Dimension, SingleValue: true}, values: sorted},
-		{spec: pinot.FieldSpec{Name: "inv_str", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, inverted: true, values: inv},
-		{spec: pinot.FieldSpec{Name: "inv_mv", DataType: pinot.Long, FieldType: pinot.Dimension}, inverted: true, values: invMV},
-		{spec: pinot.FieldSpec{Name: "long_mv_dict", DataType: pinot.String, FieldType: pinot.Dimension}, dict: true, values: longMV},
-		{spec: pinot.FieldSpec{Name: "long_mv_raw", DataType: pinot.String, FieldType: pinot.Dimension}, raw: true, values: longMV},
-		{spec: pinot.FieldSpec{Name: "ts", DataType: pinot.Timestamp, FieldType: pinot.DateTime, SingleValue: true,
+		{spec: spec.FieldSpec{Name: "sorted_int", DataType: spec.Int, FieldType: spec.Dimension, SingleValue: true}, values: sorted},
+		{spec: spec.FieldSpec{Name: "inv_str", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true}, inverted: true, values: inv},
+		{spec: spec.FieldSpec{Name: "inv_mv", DataType: spec.Long, FieldType: spec.Dimension}, inverted: true, values: invMV},
+		{spec: spec.FieldSpec{Name: "long_mv_dict", DataType: spec.String, FieldType: spec.Dimension}, dict: true, values: longMV},
+		{spec: spec.FieldSpec{Name: "long_mv_raw", DataType: spec.String, FieldType: spec.Dimension}, raw: true, values: longMV},
+		{spec: spec.FieldSpec{Name: "ts", DataType: spec.Timestamp, FieldType: spec.DateTime, SingleValue: true,
 			Format: "1:MILLISECONDS:TIMESTAMP", Granularity: "1:MILLISECONDS"}, values: ts, nullAs: int64(1_700_000_000_000)},
 	}}
 }
@@ -582,7 +582,7 @@ func hugeValueCases() []segCase {
 			vals[r] = b
 		}
 		out = append(out, segCase{name: "huge_" + strings.ToLower(codec), nullHandling: true, rows: len(vals), compression: codec,
-			cols: []genColumn{{spec: pinot.FieldSpec{Name: "blob", DataType: pinot.Bytes, FieldType: pinot.Dimension, SingleValue: true},
+			cols: []genColumn{{spec: spec.FieldSpec{Name: "blob", DataType: spec.Bytes, FieldType: spec.Dimension, SingleValue: true},
 				raw: true, values: vals}}})
 	}
 	return out
@@ -595,15 +595,15 @@ func TestPinotReadsBigSegment(t *testing.T) {
 	h := pinottest.New(t)
 	const n = 1_100_003
 	cols := []genColumn{
-		{spec: pinot.FieldSpec{Name: "id", DataType: pinot.Long, FieldType: pinot.Metric, SingleValue: true}},
-		{spec: pinot.FieldSpec{Name: "price", DataType: pinot.Double, FieldType: pinot.Metric, SingleValue: true}, raw: true},
-		{spec: pinot.FieldSpec{Name: "city", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}},
-		{spec: pinot.FieldSpec{Name: "uid", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, raw: true},
-		{spec: pinot.FieldSpec{Name: "tags", DataType: pinot.Int, FieldType: pinot.Dimension}},
-		{spec: pinot.FieldSpec{Name: "tags_raw", DataType: pinot.String, FieldType: pinot.Dimension}, raw: true},
+		{spec: spec.FieldSpec{Name: "id", DataType: spec.Long, FieldType: spec.Metric, SingleValue: true}},
+		{spec: spec.FieldSpec{Name: "price", DataType: spec.Double, FieldType: spec.Metric, SingleValue: true}, raw: true},
+		{spec: spec.FieldSpec{Name: "city", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true}},
+		{spec: spec.FieldSpec{Name: "uid", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true}, raw: true},
+		{spec: spec.FieldSpec{Name: "tags", DataType: spec.Int, FieldType: spec.Dimension}},
+		{spec: spec.FieldSpec{Name: "tags_raw", DataType: spec.String, FieldType: spec.Dimension}, raw: true},
 		// No flags: high cardinality sends these through row mode to raw.
-		{spec: pinot.FieldSpec{Name: "uid_auto", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true}, auto: segments.EncodingRaw},
-		{spec: pinot.FieldSpec{Name: "rand", DataType: pinot.Double, FieldType: pinot.Metric, SingleValue: true}, auto: segments.EncodingRaw},
+		{spec: spec.FieldSpec{Name: "uid_auto", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true}, auto: segments.EncodingRaw},
+		{spec: spec.FieldSpec{Name: "rand", DataType: spec.Double, FieldType: spec.Metric, SingleValue: true}, auto: segments.EncodingRaw},
 	}
 	for i := range cols {
 		cols[i].values = make([]any, n)
@@ -652,7 +652,7 @@ func propertiesCase() segCase {
 			in[i] = vals[i%len(vals)]
 		}
 		in[3] = nil
-		return genColumn{spec: pinot.FieldSpec{Name: name, DataType: pinot.String, FieldType: pinot.Dimension,
+		return genColumn{spec: spec.FieldSpec{Name: name, DataType: spec.String, FieldType: spec.Dimension,
 			SingleValue: true, DefaultNullValue: def}, values: in}
 	}
 	return segCase{name: "properties", nullHandling: true, rows: 4, cols: []genColumn{

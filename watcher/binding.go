@@ -6,7 +6,7 @@ import (
 	"github.com/apache/iceberg-go"
 	"github.com/apache/iceberg-go/table"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	floeparquet "github.com/floehq/floe/segments/parquet"
 )
@@ -18,10 +18,10 @@ import (
 // column no field of the snapshot's schema feeds (its field was dropped,
 // or it never had one) is written null.
 type binding struct {
-	read  *pinot.Schema     // the columns a field of the snapshot feeds, in schema order
+	read  *spec.Schema      // the columns a field of the snapshot feeds, in schema order
 	ids   map[string]int    // their field ids
 	paths map[string]string // their Arrow column paths in a scan of the snapshot
-	full  *pinot.Schema     // every column; set only when some are written null
+	full  *spec.Schema      // every column; set only when some are written null
 	// names finds the field ids in a data file written without them
 	// (add_files, a migrated table): the table's name mapping, else the
 	// snapshot schema's names.
@@ -31,7 +31,7 @@ type binding struct {
 // bindSnapshot binds req.Schema to the schema of the snapshot it builds.
 func bindSnapshot(req BuildRequest) binding {
 	sc := snapshotSchemaOf(req.Source, req.SnapshotID)
-	b := binding{read: &pinot.Schema{Name: req.Schema.Name, EnableColumnNullHandle: req.Schema.EnableColumnNullHandle},
+	b := binding{read: &spec.Schema{Name: req.Schema.Name, EnableColumnNullHandle: req.Schema.EnableColumnNullHandle},
 		ids: map[string]int{}, paths: map[string]string{}, names: nameMapping(req.Source, sc)}
 	for _, f := range req.Schema.Fields {
 		id, ok := req.Table.FieldIDs[f.Name]
@@ -111,7 +111,7 @@ func (b binding) wrap(src segments.Source) segments.Source {
 // nullFill adds all-null columns to the batches of a source.
 type nullFill struct {
 	segments.Source
-	fields []pinot.FieldSpec
+	fields []spec.FieldSpec
 	pos    []int // each field's column in the source's batches, -1 for null
 	batch  segments.Batch
 	nulls  map[int]segments.Vector // by field index, for the current row count
@@ -145,7 +145,7 @@ func (n *nullFill) Next(ctx context.Context) (*segments.Batch, error) {
 }
 
 // nullVector is rows nulls of the field's stored type.
-func nullVector(f pinot.FieldSpec, rows int) segments.Vector {
+func nullVector(f spec.FieldSpec, rows int) segments.Vector {
 	v := segments.Vector{Nulls: make([]bool, rows)}
 	for i := range v.Nulls {
 		v.Nulls[i] = true
@@ -155,15 +155,15 @@ func nullVector(f pinot.FieldSpec, rows int) segments.Vector {
 		rows = 0
 	}
 	switch f.DataType.StoredType() {
-	case pinot.Int:
+	case spec.Int:
 		v.Ints = make([]int32, rows)
-	case pinot.Long:
+	case spec.Long:
 		v.Longs = make([]int64, rows)
-	case pinot.Float:
+	case spec.Float:
 		v.Floats = make([]float32, rows)
-	case pinot.Double:
+	case spec.Double:
 		v.Doubles = make([]float64, rows)
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		v.Decimals = make([]segments.Decimal, rows)
 	default:
 		v.Bytes = make([][]byte, rows)

@@ -285,24 +285,12 @@ func (p *partSource) more(ctx context.Context) bool {
 // Close is a no-op: Build closes nothing it did not open.
 func (p *partSource) Close() error { return nil }
 
-// segmentConfig maps the table config's indexing choices onto the builder.
+// segmentConfig is the build config of one of the unit's segments: the
+// table's (segments.ConfigFor) plus where to spill and which files it holds.
 func segmentConfig(req BuildRequest, name string, created time.Time) segments.Config {
-	cfg := segments.Config{
-		Schema:       req.Schema,
-		TableName:    req.Table.Name,
-		SegmentName:  name,
-		CreationTime: created,
-		TempDir:      req.OutDir,
-		CustomMap:    sourceFiles(req.Unit),
-	}
-	if tc := req.TableConfig; tc != nil {
-		cfg.TimeColumn = tc.SegmentsConfig.TimeColumnName
-		cfg.NoDictionary = tc.TableIndexConfig.NoDictionaryColumns
-		cfg.Inverted = tc.TableIndexConfig.InvertedIndexColumns
-		if len(tc.TableIndexConfig.SortedColumn) > 0 {
-			cfg.SortedColumn = tc.TableIndexConfig.SortedColumn[0]
-		}
-	}
+	cfg := segments.ConfigFor(req.Schema, req.TableConfig, req.Table.Name, name, created)
+	cfg.TempDir = req.OutDir
+	cfg.CustomMap = sourceFiles(req.Unit)
 	return cfg
 }
 

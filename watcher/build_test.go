@@ -12,6 +12,7 @@ import (
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/segments/read"
 	"github.com/floehq/floe/watcher"
@@ -180,7 +181,7 @@ func TestIcebergBuilder_ReadsFilesWithoutFieldIDsDirectly(t *testing.T) {
 	if err != nil || len(p.Build) != 1 {
 		t.Fatalf("plan: %d units, %v", len(p.Build), err)
 	}
-	var sc pinot.Schema
+	var sc spec.Schema
 	if err := json.Unmarshal(rec.SchemaJSON, &sc); err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/watcher/plan"
 )
 
@@ -32,8 +33,8 @@ type SegmentBuilder interface {
 // BuildRequest is one unit to convert.
 type BuildRequest struct {
 	Table       checkpoint.Table
-	Schema      *pinot.Schema
-	TableConfig *pinot.TableConfig
+	Schema      *spec.Schema
+	TableConfig *spec.TableConfig
 	Source      *table.Table
 	SnapshotID  int64
 	Unit        plan.Unit

@@ -14,6 +14,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/watcher/plan"
 )
@@ -115,7 +116,7 @@ func snapshotSchema(src *Source, id *int) *iceberg.Schema {
 // newest schema that has a field for every Pinot column by name. The
 // recorded bindings hold unless the table was created again (new UUID):
 // its field ids are new, so its columns bind by name again.
-func (r *runner) evolveFrom(src *Source, uuid string, cp checkpoint.Checkpoint, next *iceberg.Schema, current *pinot.Schema) (*iceberg.Schema, map[string]int) {
+func (r *runner) evolveFrom(src *Source, uuid string, cp checkpoint.Checkpoint, next *iceberg.Schema, current *spec.Schema) (*iceberg.Schema, map[string]int) {
 	var fieldIDs map[string]int
 	if cp.MetadataLocation == "" || cp.TableUUID == uuid {
 		fieldIDs = r.table.FieldIDs
@@ -139,7 +140,7 @@ func (r *runner) evolveFrom(src *Source, uuid string, cp checkpoint.Checkpoint, 
 
 // namesEvery reports whether s has a field for every Pinot column, by
 // name (dots reach flattened struct fields).
-func namesEvery(s *iceberg.Schema, p *pinot.Schema) bool {
+func namesEvery(s *iceberg.Schema, p *spec.Schema) bool {
 	for _, f := range p.Fields {
 		if _, ok := s.FindFieldByName(f.Name); !ok {
 			return false

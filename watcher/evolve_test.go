@@ -18,6 +18,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/segments/read"
 	"github.com/floehq/floe/watcher"
@@ -180,9 +181,9 @@ func (e *evolving) rows(col string) (vals map[int64]any, absent int, names []str
 	return vals, absent, names
 }
 
-func pinotSchemaOf(t *testing.T, tbl checkpoint.Table) *pinot.Schema {
+func pinotSchemaOf(t *testing.T, tbl checkpoint.Table) *spec.Schema {
 	t.Helper()
-	var s pinot.Schema
+	var s spec.Schema
 	if err := json.Unmarshal(tbl.SchemaJSON, &s); err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func TestEvolve_addColumn(t *testing.T) {
 		t.Errorf("run.SchemaChange = %q, want add-columns naming note", run.SchemaChange)
 	}
 	rec := e.record()
-	if f, ok := pinotSchemaOf(t, rec).Field("note"); !ok || f.DataType != pinot.String || f.NotNull {
+	if f, ok := pinotSchemaOf(t, rec).Field("note"); !ok || f.DataType != spec.String || f.NotNull {
 		t.Errorf("stored Pinot schema has note = %+v, %v; want a nullable STRING", f, ok)
 	}
 	if rec.FieldIDs["note"] != 3 || rec.FieldIDs["v"] != 2 {
@@ -302,7 +303,7 @@ func TestEvolve_widen(t *testing.T) {
 		fail bool
 	}{
 		"INT column":  {fail: true},
-		"LONG column": {ov: map[string]schema.Override{"n": {DataType: pinot.Long}}},
+		"LONG column": {ov: map[string]schema.Override{"n": {DataType: spec.Long}}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			e := newEvolving(t, tc.ov, iceberg.NestedField{Name: "n", Type: iceberg.PrimitiveTypes.Int32})
@@ -332,7 +333,7 @@ func TestEvolve_widen(t *testing.T) {
 				}
 			}
 			now, _ := e.store.GetCheckpoint(t.Context(), "events")
-			if now.SnapshotID != cp.SnapshotID || pinotSchemaOf(t, e.record()).Fields[2].DataType != pinot.Int {
+			if now.SnapshotID != cp.SnapshotID || pinotSchemaOf(t, e.record()).Fields[2].DataType != spec.Int {
 				t.Errorf("a failed evolution moved the checkpoint (%d → %d) or the schema", cp.SnapshotID, now.SnapshotID)
 			}
 		})

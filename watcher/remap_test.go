@@ -15,6 +15,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
 )
@@ -42,7 +43,7 @@ func (u *countingUploader) take() map[string]int {
 	return out
 }
 
-func (u *countingUploader) EnsureTable(ctx context.Context, s *pinot.Schema, tc *pinot.TableConfig) error {
+func (u *countingUploader) EnsureTable(ctx context.Context, s *spec.Schema, tc *spec.TableConfig) error {
 	u.count("EnsureTable")
 	return u.LocalDir.EnsureTable(ctx, s, tc)
 }

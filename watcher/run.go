@@ -12,6 +12,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/watcher/plan"
 )
 
@@ -165,20 +166,20 @@ type target struct {
 	src    *Source
 	uuid   string
 	plan   *plan.Plan
-	schema *pinot.Schema
-	tc     *pinot.TableConfig
+	schema *spec.Schema
+	tc     *spec.TableConfig
 	old    checkpoint.Checkpoint // the checkpoint planned from
 	served map[string]bool       // segments Pinot served when the run began
 	bases  map[string]string     // unit key → segment base, where not the key
 }
 
 // pinotModel decodes the schema and table config stored with the table.
-func (r *runner) pinotModel() (*pinot.Schema, *pinot.TableConfig, error) {
-	var s pinot.Schema
+func (r *runner) pinotModel() (*spec.Schema, *spec.TableConfig, error) {
+	var s spec.Schema
 	if err := json.Unmarshal(r.table.SchemaJSON, &s); err != nil {
 		return nil, nil, fmt.Errorf("decode stored Pinot schema of %s: %w", r.table.Name, err)
 	}
-	var tc pinot.TableConfig
+	var tc spec.TableConfig
 	if err := json.Unmarshal(r.table.TableConfigJSON, &tc); err != nil {
 		return nil, nil, fmt.Errorf("decode stored table config of %s: %w", r.table.Name, err)
 	}
@@ -187,7 +188,7 @@ func (r *runner) pinotModel() (*pinot.Schema, *pinot.TableConfig, error) {
 
 // servedSegments lists what Pinot serves for the table, creating the
 // table (and schema) when Pinot has none.
-func (r *runner) servedSegments(ctx context.Context, schema *pinot.Schema, tc *pinot.TableConfig) (map[string]bool, error) {
+func (r *runner) servedSegments(ctx context.Context, schema *spec.Schema, tc *spec.TableConfig) (map[string]bool, error) {
 	up := r.w.deps.Uploader
 	names, err := up.ListSegments(ctx, r.table.Name)
 	if errors.Is(err, pinot.ErrTableMissing) {

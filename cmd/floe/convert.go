@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/parquet"
 )
@@ -203,8 +203,8 @@ func buildTar(ctx context.Context, src segments.Source, cfg segments.Config, o *
 // convertSchema loads --schema or infers one, fills defaults for the
 // table and segment names, and returns the Pinot → Parquet column bindings
 // of --rename. Inference warnings go to stderr.
-func convertSchema(r io.ReaderAt, size int64, o *convertOptions, stderr io.Writer) (*pinot.Schema, map[string]string, error) {
-	var schema *pinot.Schema
+func convertSchema(r io.ReaderAt, size int64, o *convertOptions, stderr io.Writer) (*spec.Schema, map[string]string, error) {
+	var schema *spec.Schema
 	columns := map[string]string{}
 	for from, to := range o.rename {
 		columns[to] = from
@@ -214,7 +214,7 @@ func convertSchema(r io.ReaderAt, size int64, o *convertOptions, stderr io.Write
 		if err != nil {
 			return nil, nil, fmt.Errorf("convert: read schema: %w", err)
 		}
-		schema = &pinot.Schema{}
+		schema = &spec.Schema{}
 		if err := json.Unmarshal(b, schema); err != nil {
 			return nil, nil, fmt.Errorf("convert: parse schema %s: %w", o.schemaPath, err)
 		}

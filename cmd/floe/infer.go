@@ -16,7 +16,7 @@ import (
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/internal/redact"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -88,8 +88,8 @@ func cmdInfer(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")
 	return enc.Encode(struct {
-		Schema      *pinot.Schema      `json:"schema"`
-		TableConfig *pinot.TableConfig `json:"tableConfig"`
+		Schema      *spec.Schema      `json:"schema"`
+		TableConfig *spec.TableConfig `json:"tableConfig"`
 	}{res.Schema, tc})
 }
 

@@ -14,7 +14,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -25,7 +25,7 @@ type mtable struct {
 	name     string // Pinot raw table name
 	ns, src  string // Iceberg namespace and table
 	res      *schema.Result
-	tc       *pinot.TableConfig
+	tc       *spec.TableConfig
 	cols     []column
 	pyReader bool   // the oracle reads snapshots with PyIceberg (else iceberg-go)
 	key      string // unique column for the ordered row dump
@@ -168,7 +168,7 @@ func (m *mtable) probe(t *testing.T) probe {
 		return a.Rows[0][0]
 	}
 	for _, c := range m.cols {
-		if !c.sv || c.typ == pinot.JSON {
+		if !c.sv || c.typ == spec.JSON {
 			continue
 		}
 		q := quote(c.name)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // cell is one canonical value: text compares exactly; f is set for DOUBLE
@@ -193,7 +193,7 @@ func rowText(r []cell) string {
 
 // withDefaults replaces nulls by the field's Pinot default null value: what
 // Pinot without null handling answers for a null.
-func withDefaults(types []string, rows [][]any, fields []pinot.FieldSpec) [][]any {
+func withDefaults(types []string, rows [][]any, fields []spec.FieldSpec) [][]any {
 	out := make([][]any, len(rows))
 	for i, r := range rows {
 		out[i] = slices.Clone(r)

@@ -24,6 +24,7 @@ import (
 	"github.com/floehq/floe/internal/pinottest"
 	"github.com/floehq/floe/internal/testpeer"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/watcher"
 )
@@ -169,7 +170,7 @@ func (e *env) sync(t *testing.T, pinotName string) synced {
 // loadEngine loads the local sink's live segments of the table into the
 // Pinot 1.5.1 engine, with the schema floe stores for the table (as
 // evolved) and the table config, and returns their names, sorted.
-func (e *env) loadEngine(t *testing.T, pinotName string, tc *pinot.TableConfig) []string {
+func (e *env) loadEngine(t *testing.T, pinotName string, tc *spec.TableConfig) []string {
 	t.Helper()
 	ctx := t.Context()
 	names, err := e.sink.ListSegments(ctx, pinotName)

@@ -18,6 +18,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -65,11 +66,11 @@ func goEvolve(t *testing.T, e *env) {
 // user created with an override (ratio, a float, as DOUBLE).
 func pyEvolve(t *testing.T, e *env) {
 	o := e.oracle
-	spec := append(stdSchemaSpec(), map[string]any{"id": 9, "name": "ratio", "type": "float"})
-	o.pyWrite(map[string]any{"op": "create", "table": "pyevo.events", "schema": spec})
+	fields := append(stdSchemaSpec(), map[string]any{"id": 9, "name": "ratio", "type": "float"})
+	o.pyWrite(map[string]any{"op": "create", "table": "pyevo.events", "schema": fields})
 	sc := iceberg.NewSchema(0, append(stdSchema().Fields(),
 		iceberg.NestedField{ID: 9, Name: "ratio", Type: iceberg.PrimitiveTypes.Float32})...)
-	m := e.newTableWith(t, "m_py_evo", "pyevo", "events", sc, map[string]schema.Override{"ratio": {DataType: pinot.Double}},
+	m := e.newTableWith(t, "m_py_evo", "pyevo", "events", sc, map[string]schema.Override{"ratio": {DataType: spec.Double}},
 		true, "id", "city")
 	ev := &evoRows{renamed: map[string]string{}, ratio: true}
 	alter := func(incompatible bool, changes ...map[string]any) {
@@ -183,7 +184,7 @@ func (m *mtable) bindColumns(t *testing.T, tbl *table.Table, snap int64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ps pinot.Schema
+	var ps spec.Schema
 	if err := json.Unmarshal(rec.SchemaJSON, &ps); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +243,7 @@ func (m *mtable) checkAdded(t *testing.T, step string, wantRows int64, col strin
 			"the reloaded segments, which hold the default", m.name, step, got, col, want-oldRows, want, oldRows)
 	}
 	def, _ := m.e.local.store.GetTable(t.Context(), m.name)
-	var ps pinot.Schema
+	var ps spec.Schema
 	_ = json.Unmarshal(def.SchemaJSON, &ps)
 	f, _ := ps.Field(col)
 	sql = fmt.Sprintf("SELECT count(*) FROM %s WHERE %s = '%s'", m.name, quote(col), f.DefaultNullValueString())

@@ -9,7 +9,7 @@ import (
 
 	"github.com/apache/iceberg-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/schema"
 )
 
@@ -19,9 +19,9 @@ type column struct {
 	name   string
 	source string // top-level Iceberg field (the Arrow column of a scan)
 	kind   string
-	typ    pinot.DataType
+	typ    spec.DataType
 	sv     bool
-	field  pinot.FieldSpec
+	field  spec.FieldSpec
 }
 
 // oracleKind is floe's documented value mapping (schema/doc.go) for the
@@ -31,7 +31,7 @@ func oracleKind(c schema.Column) string {
 	if len(c.Path) != 1 {
 		return ""
 	}
-	if c.Field.DataType == pinot.JSON {
+	if c.Field.DataType == spec.JSON {
 		switch c.Type.(type) {
 		case *iceberg.StructType, *iceberg.MapType, *iceberg.ListType:
 			return "json"
@@ -103,7 +103,7 @@ type query struct {
 	ordered bool
 	// defaults: Pinot 0.11 answers Pinot's default null value where the
 	// oracle answers null (a plain row dump without null handling).
-	defaults []pinot.FieldSpec
+	defaults []spec.FieldSpec
 }
 
 func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`) + `"` }
@@ -112,9 +112,9 @@ func quote(name string) string { return `"` + strings.ReplaceAll(name, `"`, `""`
 // Pinot and DuckDB both read as the same value.
 func literal(c column, v any) string {
 	switch c.typ {
-	case pinot.String, pinot.Bytes:
+	case spec.String, spec.Bytes:
 		return "'" + strings.ReplaceAll(fmt.Sprint(v), "'", "''") + "'"
-	case pinot.Boolean:
+	case spec.Boolean:
 		if b, ok := v.(bool); ok && b {
 			return "true"
 		}
@@ -126,9 +126,9 @@ func literal(c column, v any) string {
 	return fmt.Sprint(v)
 }
 
-func isNumeric(t pinot.DataType) bool {
+func isNumeric(t spec.DataType) bool {
 	switch t {
-	case pinot.Int, pinot.Long, pinot.Float, pinot.Double, pinot.BigDecimal, pinot.Timestamp:
+	case spec.Int, spec.Long, spec.Float, spec.Double, spec.BigDecimal, spec.Timestamp:
 		return true
 	}
 	return false
@@ -147,7 +147,7 @@ func querySet(tbl string, cols []column, key, group string, p probe) []query {
 	qs := []query{{sql: "SELECT count(*) FROM " + tbl}}
 	var firstNum *column
 	for i, c := range cols {
-		if !c.sv || c.typ == pinot.JSON {
+		if !c.sv || c.typ == spec.JSON {
 			continue
 		}
 		q := quote(c.name)
@@ -158,7 +158,7 @@ func querySet(tbl string, cols []column, key, group string, p probe) []query {
 		}
 		if isNumeric(c.typ) {
 			qs = append(qs, numericQueries(tbl, c, p)...)
-			if firstNum == nil && c.typ != pinot.Timestamp {
+			if firstNum == nil && c.typ != spec.Timestamp {
 				firstNum = &cols[i]
 			}
 		} else {
@@ -190,7 +190,7 @@ func numericQueries(tbl string, c column, p probe) []query {
 		{sql: fmt.Sprintf("SELECT count(*) FROM %s WHERE %s >= %s AND %s IS NOT NULL", tbl, q, lit, q)},
 		{sql: fmt.Sprintf("SELECT count(*) FROM %s WHERE %s < %s AND %s IS NOT NULL", tbl, q, lit, q)},
 	}
-	if c.typ == pinot.Timestamp {
+	if c.typ == spec.Timestamp {
 		return append(qs, query{sql: fmt.Sprintf("SELECT min(%s), max(%s) FROM %s WHERE %s IS NOT NULL", q, q, tbl, q)},
 			query{only15: true, sql: fmt.Sprintf("SELECT min(%s), max(%s), count(%s) FROM %s", q, q, q, tbl)})
 	}
@@ -215,7 +215,7 @@ func discreteQueries(tbl string, c column, p probe) []query {
 // table's unique key.
 func dumpQuery(tbl string, cols []column, key string) query {
 	names := make([]string, len(cols))
-	fields := make([]pinot.FieldSpec, len(cols))
+	fields := make([]spec.FieldSpec, len(cols))
 	for i, c := range cols {
 		names[i] = quote(c.name)
 		fields[i] = c.field

@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // ErrSegment means Pinot could not load a segment, or its indexes disagree.
@@ -59,9 +59,9 @@ type Value struct {
 // ColumnInfo is a column's metadata as Pinot parsed it, plus the indexes
 // the loaded segment has.
 type ColumnInfo struct {
-	DataType               pinot.DataType
-	StoredType             pinot.DataType
-	FieldType              pinot.FieldType
+	DataType               spec.DataType
+	StoredType             spec.DataType
+	FieldType              spec.FieldType
 	SingleValue            bool
 	TotalDocs              int
 	Cardinality            int
@@ -106,9 +106,9 @@ type wireLine struct {
 }
 
 type wireColumn struct {
-	DataType               pinot.DataType   `json:"dataType"`
-	StoredType             pinot.DataType   `json:"storedType"`
-	FieldType              pinot.FieldType  `json:"fieldType"`
+	DataType               spec.DataType    `json:"dataType"`
+	StoredType             spec.DataType    `json:"storedType"`
+	FieldType              spec.FieldType   `json:"fieldType"`
 	SingleValue            bool             `json:"singleValue"`
 	TotalDocs              int              `json:"totalDocs"`
 	Cardinality            int              `json:"cardinality"`
@@ -260,7 +260,7 @@ func decodeRow(cols map[string]ColumnInfo, w *wireLine) (Row, error) {
 }
 
 // decodeValue decodes one value in the harness's typed JSON encoding.
-func decodeValue(stored pinot.DataType, raw json.RawMessage) (Value, error) {
+func decodeValue(stored spec.DataType, raw json.RawMessage) (Value, error) {
 	raw = bytes.TrimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return Value{}, nil
@@ -290,22 +290,22 @@ type wireNumber struct {
 	Scale    int32  `json:"scale"`
 }
 
-func decodeScalar(stored pinot.DataType, raw json.RawMessage) (Value, error) {
+func decodeScalar(stored spec.DataType, raw json.RawMessage) (Value, error) {
 	switch stored {
-	case pinot.Int:
+	case spec.Int:
 		var i int32
 		err := json.Unmarshal(raw, &i)
 		return Value{V: i}, err
-	case pinot.Long:
+	case spec.Long:
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return Value{}, err
 		}
 		i, err := strconv.ParseInt(s, 10, 64)
 		return Value{V: i}, err
-	case pinot.Float, pinot.Double, pinot.BigDecimal:
+	case spec.Float, spec.Double, spec.BigDecimal:
 		return decodeNumber(stored, raw)
-	case pinot.Bytes:
+	case spec.Bytes:
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
 			return Value{}, err
@@ -319,16 +319,16 @@ func decodeScalar(stored pinot.DataType, raw json.RawMessage) (Value, error) {
 	}
 }
 
-func decodeNumber(stored pinot.DataType, raw json.RawMessage) (Value, error) {
+func decodeNumber(stored spec.DataType, raw json.RawMessage) (Value, error) {
 	var n wireNumber
 	if err := json.Unmarshal(raw, &n); err != nil {
 		return Value{}, err
 	}
 	switch stored {
-	case pinot.Float:
+	case spec.Float:
 		bits, err := strconv.ParseUint(n.Bits, 16, 32)
 		return Value{V: math.Float32frombits(uint32(bits)), Text: n.S}, err
-	case pinot.Double:
+	case spec.Double:
 		bits, err := strconv.ParseUint(n.Bits, 16, 64)
 		return Value{V: math.Float64frombits(bits), Text: n.S}, err
 	default:

@@ -8,25 +8,25 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 func TestDecodeValue(t *testing.T) {
 	tests := []struct {
 		name   string
-		stored pinot.DataType
+		stored spec.DataType
 		raw    string
 		want   Value
 	}{
-		{"int", pinot.Int, `-2147483648`, Value{V: int32(math.MinInt32)}},
-		{"long beyond float precision", pinot.Long, `"9007199254740993"`, Value{V: int64(9007199254740993)}},
-		{"float bits", pinot.Float, `{"s":"0.1","bits":"3dcccccd"}`, Value{V: float32(0.1), Text: "0.1"}},
-		{"double bits", pinot.Double, `{"s":"-0.0","bits":"8000000000000000"}`,
+		{"int", spec.Int, `-2147483648`, Value{V: int32(math.MinInt32)}},
+		{"long beyond float precision", spec.Long, `"9007199254740993"`, Value{V: int64(9007199254740993)}},
+		{"float bits", spec.Float, `{"s":"0.1","bits":"3dcccccd"}`, Value{V: float32(0.1), Text: "0.1"}},
+		{"double bits", spec.Double, `{"s":"-0.0","bits":"8000000000000000"}`,
 			Value{V: math.Copysign(0, -1), Text: "-0.0"}},
-		{"bytes", pinot.Bytes, `"00ff10"`, Value{V: []byte{0, 0xff, 0x10}}},
-		{"string", pinot.String, `"zürich ☃"`, Value{V: "zürich ☃"}},
-		{"mv int", pinot.Int, `[3,1]`, Value{V: []any{int32(3), int32(1)}}},
-		{"null", pinot.String, `null`, Value{}},
+		{"bytes", spec.Bytes, `"00ff10"`, Value{V: []byte{0, 0xff, 0x10}}},
+		{"string", spec.String, `"zürich ☃"`, Value{V: "zürich ☃"}},
+		{"mv int", spec.Int, `[3,1]`, Value{V: []any{int32(3), int32(1)}}},
+		{"null", spec.String, `null`, Value{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +53,7 @@ func TestDecodeValue_BigDecimal(t *testing.T) {
 			new(big.Rat).SetFrac(big.NewInt(1), new(big.Int).Exp(big.NewInt(10), big.NewInt(30), nil)), 30},
 	}
 	for _, tt := range tests {
-		got, err := decodeValue(pinot.BigDecimal, json.RawMessage(tt.raw))
+		got, err := decodeValue(spec.BigDecimal, json.RawMessage(tt.raw))
 		if err != nil {
 			t.Fatalf("decodeValue(%s): %v", tt.raw, err)
 		}
@@ -67,14 +67,14 @@ func TestDecodeValue_BigDecimal(t *testing.T) {
 func TestDecodeValue_Errors(t *testing.T) {
 	tests := []struct {
 		name   string
-		stored pinot.DataType
+		stored spec.DataType
 		raw    string
 	}{
-		{"long as number", pinot.Long, `12`},
-		{"bad hex", pinot.Bytes, `"zz"`},
-		{"bad bits", pinot.Double, `{"s":"1","bits":"xyz"}`},
-		{"bad unscaled", pinot.BigDecimal, `{"s":"1","unscaled":"1.5","scale":0}`},
-		{"int overflow", pinot.Int, `2147483648`},
+		{"long as number", spec.Long, `12`},
+		{"bad hex", spec.Bytes, `"zz"`},
+		{"bad bits", spec.Double, `{"s":"1","bits":"xyz"}`},
+		{"bad unscaled", spec.BigDecimal, `{"s":"1","unscaled":"1.5","scale":0}`},
+		{"int overflow", spec.Int, `2147483648`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/convert"
 )
@@ -21,7 +21,7 @@ import (
 // Config says how Arrow record batches become Pinot rows.
 type Config struct {
 	// Schema is the Pinot schema; batches hold its fields in order.
-	Schema *pinot.Schema
+	Schema *spec.Schema
 	// Columns binds a Pinot column to an Arrow column path. Struct
 	// fields are reached with dots ("address.city"). A Pinot column that
 	// is not listed binds to the Arrow column of the same name.
@@ -47,7 +47,7 @@ var _ segments.Source = (*Source)(nil)
 
 // arrowColumn is one Pinot column bound to an Arrow column.
 type arrowColumn struct {
-	field   pinot.FieldSpec
+	field   spec.FieldSpec
 	path    []int // field index at each struct level
 	conv    *convert.Converter
 	scratch arrowScratch
@@ -78,7 +78,7 @@ func NewSource(schema *arrow.Schema, batches iter.Seq2[arrow.RecordBatch, error]
 }
 
 // bindArrowColumn resolves a dotted path in the Arrow schema.
-func bindArrowColumn(schema *arrow.Schema, f pinot.FieldSpec, path string) (arrowColumn, error) {
+func bindArrowColumn(schema *arrow.Schema, f spec.FieldSpec, path string) (arrowColumn, error) {
 	fields := schema.Fields()
 	var idx []int
 	var dt arrow.DataType

@@ -18,7 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/google/uuid"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	floearrow "github.com/floehq/floe/segments/arrow"
 	"github.com/floehq/floe/segments/internal/sourcetest"
@@ -82,16 +82,16 @@ func batchesOf(recs ...arrow.RecordBatch) iter.Seq2[arrow.RecordBatch, error] {
 }
 
 func TestSource_Next(t *testing.T) {
-	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
-		{Name: "id", DataType: pinot.Long, SingleValue: true},
-		{Name: "score", DataType: pinot.Double, SingleValue: true, FieldType: pinot.Metric},
-		{Name: "name", DataType: pinot.String, SingleValue: true},
-		{Name: "ts", DataType: pinot.Timestamp, SingleValue: true, FieldType: pinot.DateTime},
-		{Name: "city", DataType: pinot.String, SingleValue: true},
-		{Name: "addr", DataType: pinot.JSON, SingleValue: true},
-		{Name: "tags", DataType: pinot.Long, SingleValue: false},
-		{Name: "amount", DataType: pinot.BigDecimal, SingleValue: true},
-		{Name: "day", DataType: pinot.Timestamp, SingleValue: true},
+	schema := &spec.Schema{Name: "t", Fields: []spec.FieldSpec{
+		{Name: "id", DataType: spec.Long, SingleValue: true},
+		{Name: "score", DataType: spec.Double, SingleValue: true, FieldType: spec.Metric},
+		{Name: "name", DataType: spec.String, SingleValue: true},
+		{Name: "ts", DataType: spec.Timestamp, SingleValue: true, FieldType: spec.DateTime},
+		{Name: "city", DataType: spec.String, SingleValue: true},
+		{Name: "addr", DataType: spec.JSON, SingleValue: true},
+		{Name: "tags", DataType: spec.Long, SingleValue: false},
+		{Name: "amount", DataType: spec.BigDecimal, SingleValue: true},
+		{Name: "day", DataType: spec.Timestamp, SingleValue: true},
 	}}
 	src, err := floearrow.NewSource(arrowTestSchema(), batchesOf(buildArrowRecord(t, 10), buildArrowRecord(t, 20)),
 		floearrow.Config{Schema: schema, Columns: map[string]string{"city": "addr.city"}, Name: "f.parquet"})
@@ -133,19 +133,19 @@ func TestSource_Next(t *testing.T) {
 func TestNewArrowSource_errors(t *testing.T) {
 	tests := []struct {
 		name    string
-		field   pinot.FieldSpec
+		field   spec.FieldSpec
 		binding map[string]string
 		want    error
 	}{
-		{"missing column", pinot.FieldSpec{Name: "nope", DataType: pinot.Long, SingleValue: true}, nil, segments.ErrColumnMismatch},
-		{"string into long", pinot.FieldSpec{Name: "name", DataType: pinot.Long, SingleValue: true}, nil, segments.ErrUnsupportedConversion},
-		{"list into single value", pinot.FieldSpec{Name: "tags", DataType: pinot.Int, SingleValue: true}, nil, segments.ErrColumnMismatch},
-		{"path through non-struct", pinot.FieldSpec{Name: "x", DataType: pinot.Long, SingleValue: true}, map[string]string{"x": "id.y"}, segments.ErrColumnMismatch},
-		{"long into int", pinot.FieldSpec{Name: "id", DataType: pinot.Int, SingleValue: true}, nil, segments.ErrUnsupportedConversion},
+		{"missing column", spec.FieldSpec{Name: "nope", DataType: spec.Long, SingleValue: true}, nil, segments.ErrColumnMismatch},
+		{"string into long", spec.FieldSpec{Name: "name", DataType: spec.Long, SingleValue: true}, nil, segments.ErrUnsupportedConversion},
+		{"list into single value", spec.FieldSpec{Name: "tags", DataType: spec.Int, SingleValue: true}, nil, segments.ErrColumnMismatch},
+		{"path through non-struct", spec.FieldSpec{Name: "x", DataType: spec.Long, SingleValue: true}, map[string]string{"x": "id.y"}, segments.ErrColumnMismatch},
+		{"long into int", spec.FieldSpec{Name: "id", DataType: spec.Int, SingleValue: true}, nil, segments.ErrUnsupportedConversion},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{tt.field}}
+			schema := &spec.Schema{Name: "t", Fields: []spec.FieldSpec{tt.field}}
 			_, err := floearrow.NewSource(arrowTestSchema(), batchesOf(), floearrow.Config{Schema: schema, Columns: tt.binding, Name: "data/f1.parquet"})
 			if !errors.Is(err, tt.want) {
 				t.Fatalf("err = %v, want %v", err, tt.want)
@@ -172,36 +172,36 @@ func TestSource_types(t *testing.T) {
 		name string
 		typ  arrow.DataType
 		json string
-		to   pinot.DataType
+		to   spec.DataType
 		mv   bool
 		want []any
 	}{
-		{"int8", arrow.PrimitiveTypes.Int8, `[-5, 7, null]`, pinot.Int, false, []any{int64(-5), int64(7), nil}},
-		{"uint32", arrow.PrimitiveTypes.Uint32, `[4294967295, 0, null]`, pinot.Long, false, []any{int64(4294967295), int64(0), nil}},
-		{"int16 to string", arrow.PrimitiveTypes.Int16, `[-5, 300, null]`, pinot.String, false, []any{"-5", "300", nil}},
-		{"float32", arrow.PrimitiveTypes.Float32, `[1.5, -0.25, null]`, pinot.Double, false, []any{1.5, -0.25, nil}},
-		{"bool", arrow.FixedWidthTypes.Boolean, `[true, false, null]`, pinot.Boolean, false, []any{int64(1), int64(0), nil}},
-		{"bool to string", arrow.FixedWidthTypes.Boolean, `[true, false, null]`, pinot.String, false, []any{"true", "false", nil}},
-		{"large string", arrow.BinaryTypes.LargeString, `["a", "日本", null]`, pinot.String, false, []any{"a", "日本", nil}},
-		{"string view", arrow.BinaryTypes.StringView, `["short", "a string longer than twelve bytes", null]`, pinot.JSON, false, []any{"short", "a string longer than twelve bytes", nil}},
-		{"binary", arrow.BinaryTypes.Binary, `["AAE=", "", null]`, pinot.Bytes, false, []any{"\x00\x01", "", nil}},
-		{"fixed", &arrow.FixedSizeBinaryType{ByteWidth: 2}, `["AAE=", "//8=", null]`, pinot.Bytes, false, []any{"\x00\x01", "\xff\xff", nil}},
-		{"uuid", extensions.NewUUIDType(), `["` + u.String() + `", "` + uuid.Nil.String() + `", null]`, pinot.String, false, []any{u.String(), uuid.Nil.String(), nil}},
-		{"time64 us", arrow.FixedWidthTypes.Time64us, `[3600000001, 0, null]`, pinot.Long, false, []any{int64(3600000001), int64(0), nil}},
-		{"time32 ms", arrow.FixedWidthTypes.Time32ms, `[1500, 0, null]`, pinot.Long, false, []any{int64(1_500_000), int64(0), nil}},
-		{"date64", arrow.FixedWidthTypes.Date64, `[86400000, -86400000, null]`, pinot.Int, false, []any{int64(1), int64(-1), nil}},
-		{"date32 string", arrow.FixedWidthTypes.Date32, `[19000, -1, null]`, pinot.String, false, []any{"2022-01-08", "1969-12-31", nil}},
-		{"timestamp ns", arrow.FixedWidthTypes.Timestamp_ns, `[1700000000123999999, -1, null]`, pinot.Timestamp, false, []any{int64(1700000000123), int64(-1), nil}},
-		{"timestamp s", arrow.FixedWidthTypes.Timestamp_s, `[1700000000, -1, null]`, pinot.Timestamp, false, []any{int64(1700000000000), int64(-1000), nil}},
-		{"timestamp raw", arrow.FixedWidthTypes.Timestamp_us, `[1700000000123456, 1, null]`, pinot.Long, false, []any{int64(1700000000123456), int64(1), nil}},
-		{"decimal256 text", &arrow.Decimal256Type{Precision: 40, Scale: 3}, `["-12.345", "0.001", null]`, pinot.String, false, []any{"-12.345", "0.001", nil}},
-		{"decimal128 double", &arrow.Decimal128Type{Precision: 10, Scale: 2}, `["1.25", "-3.10", null]`, pinot.Double, false, []any{1.25, -3.1, nil}},
+		{"int8", arrow.PrimitiveTypes.Int8, `[-5, 7, null]`, spec.Int, false, []any{int64(-5), int64(7), nil}},
+		{"uint32", arrow.PrimitiveTypes.Uint32, `[4294967295, 0, null]`, spec.Long, false, []any{int64(4294967295), int64(0), nil}},
+		{"int16 to string", arrow.PrimitiveTypes.Int16, `[-5, 300, null]`, spec.String, false, []any{"-5", "300", nil}},
+		{"float32", arrow.PrimitiveTypes.Float32, `[1.5, -0.25, null]`, spec.Double, false, []any{1.5, -0.25, nil}},
+		{"bool", arrow.FixedWidthTypes.Boolean, `[true, false, null]`, spec.Boolean, false, []any{int64(1), int64(0), nil}},
+		{"bool to string", arrow.FixedWidthTypes.Boolean, `[true, false, null]`, spec.String, false, []any{"true", "false", nil}},
+		{"large string", arrow.BinaryTypes.LargeString, `["a", "日本", null]`, spec.String, false, []any{"a", "日本", nil}},
+		{"string view", arrow.BinaryTypes.StringView, `["short", "a string longer than twelve bytes", null]`, spec.JSON, false, []any{"short", "a string longer than twelve bytes", nil}},
+		{"binary", arrow.BinaryTypes.Binary, `["AAE=", "", null]`, spec.Bytes, false, []any{"\x00\x01", "", nil}},
+		{"fixed", &arrow.FixedSizeBinaryType{ByteWidth: 2}, `["AAE=", "//8=", null]`, spec.Bytes, false, []any{"\x00\x01", "\xff\xff", nil}},
+		{"uuid", extensions.NewUUIDType(), `["` + u.String() + `", "` + uuid.Nil.String() + `", null]`, spec.String, false, []any{u.String(), uuid.Nil.String(), nil}},
+		{"time64 us", arrow.FixedWidthTypes.Time64us, `[3600000001, 0, null]`, spec.Long, false, []any{int64(3600000001), int64(0), nil}},
+		{"time32 ms", arrow.FixedWidthTypes.Time32ms, `[1500, 0, null]`, spec.Long, false, []any{int64(1_500_000), int64(0), nil}},
+		{"date64", arrow.FixedWidthTypes.Date64, `[86400000, -86400000, null]`, spec.Int, false, []any{int64(1), int64(-1), nil}},
+		{"date32 string", arrow.FixedWidthTypes.Date32, `[19000, -1, null]`, spec.String, false, []any{"2022-01-08", "1969-12-31", nil}},
+		{"timestamp ns", arrow.FixedWidthTypes.Timestamp_ns, `[1700000000123999999, -1, null]`, spec.Timestamp, false, []any{int64(1700000000123), int64(-1), nil}},
+		{"timestamp s", arrow.FixedWidthTypes.Timestamp_s, `[1700000000, -1, null]`, spec.Timestamp, false, []any{int64(1700000000000), int64(-1000), nil}},
+		{"timestamp raw", arrow.FixedWidthTypes.Timestamp_us, `[1700000000123456, 1, null]`, spec.Long, false, []any{int64(1700000000123456), int64(1), nil}},
+		{"decimal256 text", &arrow.Decimal256Type{Precision: 40, Scale: 3}, `["-12.345", "0.001", null]`, spec.String, false, []any{"-12.345", "0.001", nil}},
+		{"decimal128 double", &arrow.Decimal128Type{Precision: 10, Scale: 2}, `["1.25", "-3.10", null]`, spec.Double, false, []any{1.25, -3.1, nil}},
 		{"map", arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), `[[{"key": "b", "value": 2}, {"key": "a", "value": null}], [], null]`,
-			pinot.JSON, false, []any{`{"b":2,"a":null}`, `{}`, nil}},
+			spec.JSON, false, []any{`{"b":2,"a":null}`, `{}`, nil}},
 		{"list of struct", arrow.ListOf(arrow.StructOf(arrow.Field{Name: "z", Type: arrow.PrimitiveTypes.Int32, Nullable: true}, arrow.Field{Name: "a", Type: arrow.BinaryTypes.String, Nullable: true})),
-			`[[{"z": 1, "a": "x\"y"}], [], null]`, pinot.JSON, false, []any{`[{"z":1,"a":"x\"y"}]`, `[]`, nil}},
-		{"large list", arrow.LargeListOf(arrow.BinaryTypes.String), `[["a", null, "b"], [], null]`, pinot.String, true, []any{[]any{"a", "b"}, nil, nil}},
-		{"scalar into multi-value", arrow.PrimitiveTypes.Int32, `[4, 5, null]`, pinot.Int, true, []any{[]any{int64(4)}, []any{int64(5)}, nil}},
+			`[[{"z": 1, "a": "x\"y"}], [], null]`, spec.JSON, false, []any{`[{"z":1,"a":"x\"y"}]`, `[]`, nil}},
+		{"large list", arrow.LargeListOf(arrow.BinaryTypes.String), `[["a", null, "b"], [], null]`, spec.String, true, []any{[]any{"a", "b"}, nil, nil}},
+		{"scalar into multi-value", arrow.PrimitiveTypes.Int32, `[4, 5, null]`, spec.Int, true, []any{[]any{int64(4)}, []any{int64(5)}, nil}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -216,7 +216,7 @@ func TestSource_types(t *testing.T) {
 			full := array.NewRecordBatch(schema, []arrow.Array{pad, withLeadingRow(t, arr)}, 4)
 			rec := full.NewSlice(1, 4) // a sliced batch: every array has an offset
 			full.Release()
-			f := pinot.FieldSpec{Name: "c", DataType: tt.to, SingleValue: !tt.mv}
+			f := spec.FieldSpec{Name: "c", DataType: tt.to, SingleValue: !tt.mv}
 			b := firstBatch(t, schema, rec, f)
 			for r, want := range tt.want {
 				if got := sourcetest.Cell(b.Columns[0], f, r); fmt.Sprint(got) != fmt.Sprint(want) {
@@ -257,7 +257,7 @@ func TestSource_dictionaryArrays(t *testing.T) {
 	defer dict.Release()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "c", Type: dt, Nullable: true}}, nil)
 	rec := array.NewRecordBatch(schema, []arrow.Array{dict}, 5)
-	f := pinot.FieldSpec{Name: "c", DataType: pinot.String, SingleValue: true}
+	f := spec.FieldSpec{Name: "c", DataType: spec.String, SingleValue: true}
 	b := firstBatch(t, schema, rec, f)
 	var got []any
 	for r := 0; r < b.Rows; r++ {
@@ -268,10 +268,10 @@ func TestSource_dictionaryArrays(t *testing.T) {
 
 // firstBatch reads the first batch of a one-column source over rec; the
 // source closes when the test ends.
-func firstBatch(t *testing.T, schema *arrow.Schema, rec arrow.RecordBatch, f pinot.FieldSpec) *segments.Batch {
+func firstBatch(t *testing.T, schema *arrow.Schema, rec arrow.RecordBatch, f spec.FieldSpec) *segments.Batch {
 	t.Helper()
 	src, err := floearrow.NewSource(schema, batchesOf(rec), floearrow.Config{
-		Schema: &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{f}}, Name: "mem"})
+		Schema: &spec.Schema{Name: "t", Fields: []spec.FieldSpec{f}}, Name: "mem"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/floehq/floe/internal/parquettest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/sourcetest"
 	floeparquet "github.com/floehq/floe/segments/parquet"
@@ -79,21 +79,21 @@ func idRows(n int) []idRow {
 type brokenFile struct {
 	name   string
 	make   func(t *testing.T, path string)
-	schema *pinot.Schema
+	schema *spec.Schema
 	want   error
 	says   string // the message names the defect
 	rg     bool   // the message names the row group
 }
 
-func longColumn(name string, mv bool) *pinot.Schema {
-	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.Long, SingleValue: !mv, FieldType: pinot.Dimension}}}
+func longColumn(name string, mv bool) *spec.Schema {
+	return &spec.Schema{Name: "t", Fields: []spec.FieldSpec{{Name: name, DataType: spec.Long, SingleValue: !mv, FieldType: spec.Dimension}}}
 }
 
 // TestSource_brokenFiles: broken and unsupported inputs fail, naming the
 // file, the column and (for page data) the row group, never with invented
 // values; unsupported features say "unsupported", not "corrupt".
 func TestSource_brokenFiles(t *testing.T) {
-	tsSchema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: "ts", DataType: pinot.Timestamp, SingleValue: true, FieldType: pinot.Dimension}}}
+	tsSchema := &spec.Schema{Name: "t", Fields: []spec.FieldSpec{{Name: "ts", DataType: spec.Timestamp, SingleValue: true, FieldType: spec.Dimension}}}
 	tests := []brokenFile{
 		{"pages end before the row count", func(t *testing.T, path string) {
 			parquettest.WriteFile(t, path, idRows(1000), parquet.PageBufferSize(256))
@@ -162,8 +162,8 @@ func TestSource_brokenFiles(t *testing.T) {
 	}
 }
 
-func structColumn(name string) *pinot.Schema {
-	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.JSON, SingleValue: true, FieldType: pinot.Dimension}}}
+func structColumn(name string) *spec.Schema {
+	return &spec.Schema{Name: "t", Fields: []spec.FieldSpec{{Name: name, DataType: spec.JSON, SingleValue: true, FieldType: spec.Dimension}}}
 }
 
 type structRow struct {
@@ -186,12 +186,12 @@ func writeHugePageClaim(t *testing.T, path string) {
 	editFirstPageHeader(t, path, func(h *format.PageHeader) { h.UncompressedPageSize = 300 << 20 })
 }
 
-func bytesColumn(name string) *pinot.Schema {
-	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.Bytes, SingleValue: true, FieldType: pinot.Dimension}}}
+func bytesColumn(name string) *spec.Schema {
+	return &spec.Schema{Name: "t", Fields: []spec.FieldSpec{{Name: name, DataType: spec.Bytes, SingleValue: true, FieldType: spec.Dimension}}}
 }
 
-func stringColumn(name string) *pinot.Schema {
-	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension}}}
+func stringColumn(name string) *spec.Schema {
+	return &spec.Schema{Name: "t", Fields: []spec.FieldSpec{{Name: name, DataType: spec.String, SingleValue: true, FieldType: spec.Dimension}}}
 }
 
 type dictRow struct {
@@ -351,7 +351,7 @@ func openMetadata(t *testing.T, path string) *parquet.File {
 }
 
 // drainFile reads every batch of a file and returns the first error.
-func drainFile(t *testing.T, path string, schema *pinot.Schema) error {
+func drainFile(t *testing.T, path string, schema *spec.Schema) error {
 	t.Helper()
 	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema})
 	if err != nil {
@@ -382,7 +382,7 @@ func TestSource_float16(t *testing.T) {
 	editFooter(t, path, func(md *format.FileMetaData) {
 		md.Schema[1].LogicalType = format.LogicalType{Value: &format.Float16Type{}}
 	})
-	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: "h", DataType: pinot.Float, SingleValue: true, FieldType: pinot.Metric}}}
+	schema := &spec.Schema{Name: "t", Fields: []spec.FieldSpec{{Name: "h", DataType: spec.Float, SingleValue: true, FieldType: spec.Metric}}}
 	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
@@ -399,7 +399,7 @@ func TestSource_float16(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f, _ := inf.Schema.Field("h"); f.DataType != pinot.Float {
+	if f, _ := inf.Schema.Field("h"); f.DataType != spec.Float {
 		t.Errorf("inferred %s for FLOAT16, want FLOAT", f.DataType)
 	}
 }
@@ -413,9 +413,9 @@ type idTaggedRow struct {
 // matches columns whatever their names in the file.
 func TestSource_fieldIDs(t *testing.T) {
 	path := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "ids.parquet"), []idTaggedRow{{1, "one"}, {2, "two"}})
-	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
-		{Name: "x", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
-		{Name: "y", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
+	schema := &spec.Schema{Name: "t", Fields: []spec.FieldSpec{
+		{Name: "x", DataType: spec.String, SingleValue: true, FieldType: spec.Dimension},
+		{Name: "y", DataType: spec.Long, SingleValue: true, FieldType: spec.Dimension},
 	}}
 	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema, FieldIDs: map[string]int{"x": 9, "y": 7}})
 	if err != nil {
@@ -474,7 +474,7 @@ func editFooterBytes(t *testing.T, path string, edit func(*format.FileMetaData),
 }
 
 // drainRows counts the rows of a file, or returns the first error.
-func drainRows(t *testing.T, path string, schema *pinot.Schema) (int, error) {
+func drainRows(t *testing.T, path string, schema *spec.Schema) (int, error) {
 	t.Helper()
 	src, err := floeparquet.OpenFile(t.Context(), path, floeparquet.Config{Schema: schema})
 	if err != nil {
@@ -543,12 +543,12 @@ func lz4Rows(n int) []lz4Row {
 	return rows
 }
 
-func lz4Schema() *pinot.Schema {
-	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
-		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
-		{Name: "name", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
-		{Name: "tags", DataType: pinot.Int, FieldType: pinot.Dimension},
-		{Name: "opt", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
+func lz4Schema() *spec.Schema {
+	return &spec.Schema{Name: "t", Fields: []spec.FieldSpec{
+		{Name: "id", DataType: spec.Long, SingleValue: true, FieldType: spec.Dimension},
+		{Name: "name", DataType: spec.String, SingleValue: true, FieldType: spec.Dimension},
+		{Name: "tags", DataType: spec.Int, FieldType: spec.Dimension},
+		{Name: "opt", DataType: spec.String, SingleValue: true, FieldType: spec.Dimension},
 	}}
 }
 

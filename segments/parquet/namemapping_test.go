@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/internal/parquettest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/sourcetest"
 	floeparquet "github.com/floehq/floe/segments/parquet"
@@ -30,10 +30,10 @@ func TestSource_nameMapping(t *testing.T) {
 	rows := []untaggedRow{{Ident: 1, B: "one"}, {Ident: 2, B: "two"}}
 	rows[0].Where.City, rows[1].Where.City = "Oslo", "Lima"
 	path := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "noids.parquet"), rows)
-	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
-		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
-		{Name: "city", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
-		{Name: "v", DataType: pinot.String, SingleValue: true, FieldType: pinot.Dimension},
+	schema := &spec.Schema{Name: "t", Fields: []spec.FieldSpec{
+		{Name: "id", DataType: spec.Long, SingleValue: true, FieldType: spec.Dimension},
+		{Name: "city", DataType: spec.String, SingleValue: true, FieldType: spec.Dimension},
+		{Name: "v", DataType: spec.String, SingleValue: true, FieldType: spec.Dimension},
 	}}
 	ids := map[string]int{"id": 1, "city": 4, "v": 2}
 	mapping := []floeparquet.MappedField{
@@ -65,7 +65,7 @@ func TestSource_nameMapping(t *testing.T) {
 
 	// A file with field ids is bound by its ids, whatever the mapping says.
 	tagged := parquettest.WriteFile(t, filepath.Join(t.TempDir(), "ids.parquet"), []idTaggedRow{{1, "one"}, {2, "two"}})
-	two := &pinot.Schema{Name: "t", Fields: schema.Fields[:1]}
+	two := &spec.Schema{Name: "t", Fields: schema.Fields[:1]}
 	wrong := []floeparquet.MappedField{{ID: 7, Names: []string{"b"}}}
 	src, err = floeparquet.OpenFile(t.Context(), tagged, floeparquet.Config{Schema: two, FieldIDs: map[string]int{"id": 7}, NameMapping: wrong})
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/internal/pinottest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	floeparquet "github.com/floehq/floe/segments/parquet"
 )
@@ -59,7 +59,7 @@ func TestBuild_parquetLoadsInPinot(t *testing.T) {
 }
 
 // pinotCell renders a Pinot value like sourcetest.Cell renders a segments.Vector cell.
-func pinotCell(v pinottest.Value, f pinot.FieldSpec) string {
+func pinotCell(v pinottest.Value, f spec.FieldSpec) string {
 	if v.Null {
 		return "<nil>"
 	}
@@ -87,11 +87,11 @@ func pinotCell(v pinottest.Value, f pinot.FieldSpec) string {
 }
 
 // normalizeCell renders an expected value; decimals ("Ne-S") as rationals.
-func normalizeCell(v any, f pinot.FieldSpec) string {
+func normalizeCell(v any, f spec.FieldSpec) string {
 	if v == nil {
 		return "<nil>"
 	}
-	if f.DataType == pinot.BigDecimal {
+	if f.DataType == spec.BigDecimal {
 		s := fmt.Sprint(v)
 		unscaled, scale, _ := strings.Cut(s, "e-")
 		n, _ := new(big.Int).SetString(unscaled, 10)

@@ -15,24 +15,24 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"github.com/floehq/floe/internal/parquettest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments/internal/sourcetest"
 	floeparquet "github.com/floehq/floe/segments/parquet"
 )
 
 // pyarrowSchema is the Pinot schema the pyarrow fixtures are read with.
-func pyarrowSchema() *pinot.Schema {
-	sv := func(name string, dt pinot.DataType) pinot.FieldSpec {
-		return pinot.FieldSpec{Name: name, DataType: dt, SingleValue: true}
+func pyarrowSchema() *spec.Schema {
+	sv := func(name string, dt spec.DataType) spec.FieldSpec {
+		return spec.FieldSpec{Name: name, DataType: dt, SingleValue: true}
 	}
-	mv := func(name string, dt pinot.DataType) pinot.FieldSpec {
-		return pinot.FieldSpec{Name: name, DataType: dt}
+	mv := func(name string, dt spec.DataType) spec.FieldSpec {
+		return spec.FieldSpec{Name: name, DataType: dt}
 	}
-	return &pinot.Schema{Name: "pa", Fields: []pinot.FieldSpec{
-		sv("i32", pinot.Int), sv("i64", pinot.Long), sv("f64", pinot.Double), sv("s", pinot.String),
-		sv("dec32", pinot.BigDecimal), sv("dec64", pinot.BigDecimal), sv("dec128", pinot.BigDecimal),
-		sv("ts", pinot.Timestamp), sv("d", pinot.Int), mv("tags", pinot.Int), mv("names", pinot.String),
-		sv("st", pinot.JSON), sv("st_a", pinot.String), sv("m", pinot.JSON),
+	return &spec.Schema{Name: "pa", Fields: []spec.FieldSpec{
+		sv("i32", spec.Int), sv("i64", spec.Long), sv("f64", spec.Double), sv("s", spec.String),
+		sv("dec32", spec.BigDecimal), sv("dec64", spec.BigDecimal), sv("dec128", spec.BigDecimal),
+		sv("ts", spec.Timestamp), sv("d", spec.Int), mv("tags", spec.Int), mv("names", spec.String),
+		sv("st", spec.JSON), sv("st_a", spec.String), sv("m", spec.JSON),
 	}}
 }
 
@@ -65,9 +65,9 @@ func TestSource_pyarrowFiles(t *testing.T) {
 func TestSource_pyarrowFloat16(t *testing.T) {
 	dir := writePyarrowFixtures(t)
 	want := readExpectedJSONL(t, filepath.Join(dir, "float16_expected.jsonl"))
-	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
-		{Name: "id", DataType: pinot.Long, SingleValue: true, FieldType: pinot.Dimension},
-		{Name: "h", DataType: pinot.Float, SingleValue: true, FieldType: pinot.Metric},
+	schema := &spec.Schema{Name: "t", Fields: []spec.FieldSpec{
+		{Name: "id", DataType: spec.Long, SingleValue: true, FieldType: spec.Dimension},
+		{Name: "h", DataType: spec.Float, SingleValue: true, FieldType: spec.Metric},
 	}}
 	got := readRows(t, filepath.Join(dir, "float16.parquet"), floeparquet.Config{Schema: schema}, len(want))
 	for i := range got {

@@ -9,7 +9,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/convert"
 )
@@ -18,7 +18,7 @@ import (
 // a primitive leaf (scalar, or the element of a list of primitives), or a
 // nested field rendered as JSON.
 type pqBinding struct {
-	field  pinot.FieldSpec
+	field  spec.FieldSpec
 	src    convert.Type
 	leaf   *parquet.Column // primitive leaf; nil for nested fields
 	top    int             // nested: index of the top-level field
@@ -184,7 +184,7 @@ func findFieldID(node *parquet.Column, id int, names []string) (*parquet.Column,
 	return nil, nil
 }
 
-func bindParquetNode(ft *footer, f pinot.FieldSpec, node *parquet.Column, names []string) (pqBinding, error) {
+func bindParquetNode(ft *footer, f spec.FieldSpec, node *parquet.Column, names []string) (pqBinding, error) {
 	b, err := classifyParquet(ft, node, names)
 	if err != nil {
 		return pqBinding{}, err
@@ -198,7 +198,7 @@ func bindParquetNode(ft *footer, f pinot.FieldSpec, node *parquet.Column, names 
 
 // Inferred is a Pinot schema inferred from a Parquet file.
 type Inferred struct {
-	Schema *pinot.Schema
+	Schema *spec.Schema
 	// Columns maps a renamed Pinot column to its Parquet column, as
 	// Config.Columns takes it.
 	Columns map[string]string
@@ -231,7 +231,7 @@ type Inferred struct {
 // (Pinot reads an empty list as null).
 func InferSchema(f *parquet.File, table, timeColumn string, rename map[string]string) (*Inferred, error) {
 	ft := newFooter(f)
-	inf := &Inferred{Schema: &pinot.Schema{Name: table, EnableColumnNullHandle: true}, Columns: map[string]string{}}
+	inf := &Inferred{Schema: &spec.Schema{Name: table, EnableColumnNullHandle: true}, Columns: map[string]string{}}
 	for _, c := range ft.root.Columns() {
 		name := c.Name()
 		if to, ok := rename[name]; ok {
@@ -263,23 +263,23 @@ func InferSchema(f *parquet.File, table, timeColumn string, rename map[string]st
 }
 
 // inferField is the Pinot column a top-level Parquet field becomes.
-func inferField(ft *footer, c *parquet.Column, name string) (pinot.FieldSpec, error) {
+func inferField(ft *footer, c *parquet.Column, name string) (spec.FieldSpec, error) {
 	if err := checkColumnName(name); err != nil {
-		return pinot.FieldSpec{}, err
+		return spec.FieldSpec{}, err
 	}
 	b, err := classifyParquet(ft, c, []string{c.Name()})
 	if err != nil {
-		return pinot.FieldSpec{}, err
+		return spec.FieldSpec{}, err
 	}
 	dt, err := inferredDataType(b.src)
 	if err != nil {
-		return pinot.FieldSpec{}, err
+		return spec.FieldSpec{}, err
 	}
-	if dt == pinot.BigDecimal && b.src.Repeated {
-		return pinot.FieldSpec{}, fmt.Errorf("%w: a list of decimals (Pinot has no multi-value BIG_DECIMAL columns)",
+	if dt == spec.BigDecimal && b.src.Repeated {
+		return spec.FieldSpec{}, fmt.Errorf("%w: a list of decimals (Pinot has no multi-value BIG_DECIMAL columns)",
 			segments.ErrUnsupportedConversion)
 	}
-	return pinot.FieldSpec{Name: name, DataType: dt, FieldType: pinot.Dimension,
+	return spec.FieldSpec{Name: name, DataType: dt, FieldType: spec.Dimension,
 		SingleValue: !b.src.Repeated, NotNull: c.Required() && !b.src.Repeated}, nil
 }
 
@@ -294,20 +294,20 @@ func checkColumnName(name string) error {
 }
 
 // makeTimeField turns an inferred field into the DATE_TIME time column.
-func makeTimeField(f *pinot.FieldSpec) error {
+func makeTimeField(f *spec.FieldSpec) error {
 	if !f.SingleValue {
 		return fmt.Errorf("%w: time column must be single-value", segments.ErrColumnMismatch)
 	}
 	switch f.DataType {
-	case pinot.Timestamp:
+	case spec.Timestamp:
 		f.Format, f.Granularity = "1:MILLISECONDS:TIMESTAMP", "1:MILLISECONDS"
-	case pinot.Long:
+	case spec.Long:
 		f.Format, f.Granularity = "1:MILLISECONDS:EPOCH", "1:MILLISECONDS"
-	case pinot.Int:
+	case spec.Int:
 		f.Format, f.Granularity = "1:DAYS:EPOCH", "1:DAYS"
 	default:
 		return fmt.Errorf("%w: time column of type %s", segments.ErrUnsupportedConversion, f.DataType)
 	}
-	f.FieldType = pinot.DateTime
+	f.FieldType = spec.DateTime
 	return nil
 }

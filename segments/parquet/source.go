@@ -16,7 +16,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
@@ -27,7 +27,7 @@ const DefaultBatchRows = 65536
 // Config says how a Parquet file becomes Pinot rows.
 type Config struct {
 	// Schema is the Pinot schema; batches hold its fields in order.
-	Schema *pinot.Schema
+	Schema *spec.Schema
 	// Columns binds a Pinot column to a Parquet column path; struct
 	// fields are reached with dots ("address.city"). A Pinot column that
 	// is not listed binds to the Parquet column of the same name.

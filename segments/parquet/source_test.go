@@ -17,7 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go/deprecated"
 
 	"github.com/floehq/floe/internal/parquettest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/sourcetest"
 	floeparquet "github.com/floehq/floe/segments/parquet"
@@ -103,22 +103,22 @@ func writePQFile(t *testing.T, rows []pqRow, opts ...parquet.WriterOption) strin
 	return parquettest.WriteFile(t, filepath.Join(t.TempDir(), "types.parquet"), rows, opts...)
 }
 
-func pqSchema() *pinot.Schema {
-	sv := func(name string, dt pinot.DataType) pinot.FieldSpec {
-		return pinot.FieldSpec{Name: name, DataType: dt, SingleValue: true, FieldType: pinot.Dimension}
+func pqSchema() *spec.Schema {
+	sv := func(name string, dt spec.DataType) spec.FieldSpec {
+		return spec.FieldSpec{Name: name, DataType: dt, SingleValue: true, FieldType: spec.Dimension}
 	}
-	mv := sv("tags", pinot.Long)
+	mv := sv("tags", spec.Long)
 	mv.SingleValue = false
-	names := sv("names", pinot.String)
+	names := sv("names", spec.String)
 	names.SingleValue = false
-	return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{
-		sv("i32", pinot.Int), sv("i16", pinot.Long), sv("opt_i64", pinot.Long), sv("f32", pinot.Double),
-		sv("f64", pinot.Double), sv("flag", pinot.Boolean), sv("opt_flag", pinot.Boolean), sv("str", pinot.String),
-		sv("bin", pinot.Bytes), sv("fixed", pinot.Bytes), sv("ts_us", pinot.Timestamp), sv("ts_ms", pinot.Long),
-		sv("ts_ns", pinot.Timestamp), sv("day", pinot.Timestamp), sv("time_us", pinot.Long), sv("dec32", pinot.BigDecimal),
-		sv("dec64", pinot.BigDecimal), sv("dec_fix", pinot.BigDecimal), sv("id", pinot.String), mv, names,
-		sv("nested", pinot.JSON), sv("nested_a", pinot.String), sv("attrs", pinot.JSON), sv("legacy", pinot.Timestamp),
-		sv("day_int", pinot.Int),
+	return &spec.Schema{Name: "t", Fields: []spec.FieldSpec{
+		sv("i32", spec.Int), sv("i16", spec.Long), sv("opt_i64", spec.Long), sv("f32", spec.Double),
+		sv("f64", spec.Double), sv("flag", spec.Boolean), sv("opt_flag", spec.Boolean), sv("str", spec.String),
+		sv("bin", spec.Bytes), sv("fixed", spec.Bytes), sv("ts_us", spec.Timestamp), sv("ts_ms", spec.Long),
+		sv("ts_ns", spec.Timestamp), sv("day", spec.Timestamp), sv("time_us", spec.Long), sv("dec32", spec.BigDecimal),
+		sv("dec64", spec.BigDecimal), sv("dec_fix", spec.BigDecimal), sv("id", spec.String), mv, names,
+		sv("nested", spec.JSON), sv("nested_a", spec.String), sv("attrs", spec.JSON), sv("legacy", spec.Timestamp),
+		sv("day_int", spec.Int),
 	}}
 }
 
@@ -247,8 +247,8 @@ func writeBadFile(t *testing.T, n int) (string, []byte) {
 
 func TestOpenParquetFile_errors(t *testing.T) {
 	path, data := writeBadFile(t, 500)
-	long := func(name string) *pinot.Schema {
-		return &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: name, DataType: pinot.Long, SingleValue: true}}}
+	long := func(name string) *spec.Schema {
+		return &spec.Schema{Name: "t", Fields: []spec.FieldSpec{{Name: name, DataType: spec.Long, SingleValue: true}}}
 	}
 	truncated := filepath.Join(t.TempDir(), "truncated.parquet")
 	if err := os.WriteFile(truncated, data[:len(data)/2], 0o644); err != nil {
@@ -256,7 +256,7 @@ func TestOpenParquetFile_errors(t *testing.T) {
 	}
 	tests := []struct {
 		name, file, column string
-		schema             *pinot.Schema
+		schema             *spec.Schema
 		want               error
 	}{
 		{"truncated", truncated, "", long("id"), segments.ErrCorruptSource},
@@ -288,7 +288,7 @@ func TestSource_Next_corruptPages(t *testing.T) {
 	if err := os.WriteFile(path, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	schema := &pinot.Schema{Name: "t", Fields: []pinot.FieldSpec{{Name: "id", DataType: pinot.Long, SingleValue: true}}}
+	schema := &spec.Schema{Name: "t", Fields: []spec.FieldSpec{{Name: "id", DataType: spec.Long, SingleValue: true}}}
 	src, err := floeparquet.OpenFile(context.Background(), path, floeparquet.Config{Schema: schema})
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +338,7 @@ func TestInferParquetSchema(t *testing.T) {
 		}
 	}
 	ts, _ := s.Field("ts_us")
-	if ts.FieldType != pinot.DateTime || ts.Format != "1:MILLISECONDS:TIMESTAMP" {
+	if ts.FieldType != spec.DateTime || ts.Format != "1:MILLISECONDS:TIMESTAMP" {
 		t.Errorf("time column = %+v", ts)
 	}
 	if opt, _ := s.Field("opt_i64"); opt.NotNull {

@@ -6,7 +6,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/format"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/convert"
 )
@@ -110,33 +110,33 @@ func parquetTypeName(t parquet.Type) string {
 
 // inferredDataType is the Pinot data type a Parquet source type becomes
 // when no schema is given.
-func inferredDataType(st convert.Type) (pinot.DataType, error) {
+func inferredDataType(st convert.Type) (spec.DataType, error) {
 	switch st.Kind {
 	case convert.KindBool:
-		return pinot.Boolean, nil
+		return spec.Boolean, nil
 	case convert.KindInt, convert.KindUint:
 		if st.Bits > 32 || (st.Kind == convert.KindUint && st.Bits == 32) {
-			return pinot.Long, nil
+			return spec.Long, nil
 		}
-		return pinot.Int, nil
+		return spec.Int, nil
 	case convert.KindFloat32, convert.KindFloat16:
-		return pinot.Float, nil
+		return spec.Float, nil
 	case convert.KindFloat64:
-		return pinot.Double, nil
+		return spec.Double, nil
 	case convert.KindString, convert.KindUUID:
-		return pinot.String, nil
+		return spec.String, nil
 	case convert.KindBinary, convert.KindGeo:
-		return pinot.Bytes, nil
+		return spec.Bytes, nil
 	case convert.KindDecimal:
-		return pinot.BigDecimal, nil
+		return spec.BigDecimal, nil
 	case convert.KindDate:
-		return pinot.Int, nil
+		return spec.Int, nil
 	case convert.KindTime:
-		return pinot.Long, nil
+		return spec.Long, nil
 	case convert.KindTimestamp, convert.KindInt96:
-		return pinot.Timestamp, nil
+		return spec.Timestamp, nil
 	case convert.KindNested:
-		return pinot.JSON, nil
+		return spec.JSON, nil
 	}
 	return "", fmt.Errorf("%w: %s", segments.ErrUnsupportedSourceType, st.Desc)
 }

@@ -7,7 +7,7 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/convert"
 )
@@ -36,7 +36,7 @@ func readDictionary(b []byte, c *Column, pad byte) ([]any, error) {
 	}
 	out := make([]any, n)
 	for i, e := range entries {
-		if stored == pinot.String && c.HasDictionary && !isVarLength(b) {
+		if stored == spec.String && c.HasDictionary && !isVarLength(b) {
 			if z := bytes.IndexByte(e, pad); z >= 0 {
 				e = e[:z]
 			}
@@ -81,24 +81,24 @@ func dictionaryEntries(b []byte, n, width int) ([][]byte, error) {
 }
 
 // fixedValue reads one big-endian fixed-width value.
-func fixedValue(stored pinot.DataType, b []byte) any {
+func fixedValue(stored spec.DataType, b []byte) any {
 	switch stored {
-	case pinot.Int:
+	case spec.Int:
 		return int32(binary.BigEndian.Uint32(b))
-	case pinot.Long:
+	case spec.Long:
 		return int64(binary.BigEndian.Uint64(b))
-	case pinot.Float:
+	case spec.Float:
 		return math.Float32frombits(binary.BigEndian.Uint32(b))
 	}
 	return math.Float64frombits(binary.BigEndian.Uint64(b))
 }
 
 // bytesValue decodes a variable-width value.
-func bytesValue(stored pinot.DataType, b []byte) (any, error) {
+func bytesValue(stored spec.DataType, b []byte) (any, error) {
 	switch stored {
-	case pinot.String:
+	case spec.String:
 		return string(b), nil
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		return decodeBigDecimal(b)
 	}
 	return append([]byte(nil), b...), nil

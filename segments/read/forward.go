@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // readBits reads the i-th b-bit value of an MSB-first bit stream.
@@ -131,7 +131,7 @@ func parseRawHeader(b []byte) (rawHeader, []int, error) {
 }
 
 // readRawFixed decodes raw SV fixed-width chunks (format v2/v3/v4).
-func readRawFixed(b []byte, stored pinot.DataType, docs int) ([]any, string, error) {
+func readRawFixed(b []byte, stored spec.DataType, docs int) ([]any, string, error) {
 	h, offs, err := parseRawHeader(b)
 	if err != nil {
 		return nil, "", err
@@ -279,7 +279,7 @@ func splitV4Chunk(chunk []byte, out [][]byte) ([][]byte, error) {
 // decodeMVPayload decodes one raw multi-value row (big-endian): a count
 // (absent in V5 for fixed-width types), then values; variable-width types
 // carry a length per value.
-func decodeMVPayload(b []byte, stored pinot.DataType, v5 bool) ([]any, error) {
+func decodeMVPayload(b []byte, stored spec.DataType, v5 bool) ([]any, error) {
 	if w := stored.FixedWidth(); w > 0 {
 		body, n := b, len(b)/w
 		if !v5 {

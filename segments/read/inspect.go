@@ -10,7 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/text"
 )
@@ -124,7 +124,7 @@ func appendCellJSON(dst []byte, c *Column, v any) []byte {
 		}
 		return append(dst, ']')
 	case int32:
-		if c.DataType == pinot.Boolean {
+		if c.DataType == spec.Boolean {
 			return strconv.AppendBool(dst, x != 0)
 		}
 		return strconv.AppendInt(dst, int64(x), 10)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf16"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // segProperties is a parsed Java properties file (metadata.properties,
@@ -197,8 +197,8 @@ func recoverPinotString(s string) string {
 // Column is a column's metadata as a segment records it.
 type Column struct {
 	Name              string
-	DataType          pinot.DataType
-	FieldType         pinot.FieldType
+	DataType          spec.DataType
+	FieldType         spec.FieldType
 	SingleValue       bool
 	Cardinality       int
 	BitsPerElement    int
@@ -222,12 +222,12 @@ func parseSegmentColumn(p *segProperties, name string) (Column, error) {
 	k := func(s string) string { return "column." + name + "." + s }
 	c := Column{Name: name}
 	dt, ok := p.get(k("dataType"))
-	if !ok || !pinot.DataType(dt).Valid() {
+	if !ok || !spec.DataType(dt).Valid() {
 		return c, fmt.Errorf("%w: column %s: dataType %q", ErrCorrupt, name, dt)
 	}
-	c.DataType = pinot.DataType(dt)
+	c.DataType = spec.DataType(dt)
 	ft, _ := p.get(k("columnType"))
-	c.FieldType = pinot.FieldType(ft)
+	c.FieldType = spec.FieldType(ft)
 	c.SingleValue = p.getBool(k("isSingleValues"), true)
 	c.Sorted = p.getBool(k("isSorted"), false)
 	c.HasDictionary = p.getBool(k("hasDictionary"), true)
@@ -247,7 +247,7 @@ func parseSegmentColumn(p *segProperties, name string) (Column, error) {
 	max, okMax := p.get(k("maxValue"))
 	c.HasMinMax = okMin && okMax
 	c.DefaultNull, _ = p.get(k("defaultNullValue"))
-	if c.DataType.StoredType() == pinot.String {
+	if c.DataType.StoredType() == spec.String {
 		min, max, c.DefaultNull = recoverPinotString(min), recoverPinotString(max), recoverPinotString(c.DefaultNull)
 	}
 	c.Min, c.Max = min, max

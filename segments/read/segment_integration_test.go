@@ -20,7 +20,7 @@ import (
 
 	"github.com/floehq/floe/internal/parquettest"
 	"github.com/floehq/floe/internal/pinottest"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/read"
 )
@@ -265,7 +265,7 @@ func pinotJSON(c pinottest.ColumnInfo, v pinottest.Value) any {
 	conv := func(x any) any {
 		switch y := x.(type) {
 		case int32:
-			if c.DataType == pinot.Boolean {
+			if c.DataType == spec.Boolean {
 				return y != 0
 			}
 			return json.Number(strconv.FormatInt(int64(y), 10))

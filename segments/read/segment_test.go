@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/read"
 )
@@ -21,9 +21,9 @@ import (
 // STRING column.
 func buildSegment(t *testing.T) string {
 	t.Helper()
-	schema := &pinot.Schema{Name: "people", Fields: []pinot.FieldSpec{
-		{Name: "name", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
-		{Name: "note", DataType: pinot.String, FieldType: pinot.Dimension, SingleValue: true},
+	schema := &spec.Schema{Name: "people", Fields: []spec.FieldSpec{
+		{Name: "name", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
+		{Name: "note", DataType: spec.String, FieldType: spec.Dimension, SingleValue: true},
 	}}
 	rows := [][]any{{"lynda", "a"}, {"bo", "b"}, {"carl", "c"}, {"bo", "d"}}
 	res, err := segments.Build(t.Context(), segments.NewMemorySource(schema, rows, 0), segments.Config{

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
@@ -56,37 +56,37 @@ type Type struct {
 }
 
 // allowedTargets lists the Pinot data types each source kind converts to.
-var allowedTargets = map[Kind][]pinot.DataType{
-	KindBool:      {pinot.Boolean, pinot.Int, pinot.Long, pinot.String},
-	KindInt:       {pinot.Int, pinot.Long, pinot.Float, pinot.Double, pinot.BigDecimal, pinot.Timestamp, pinot.String},
-	KindUint:      {pinot.Int, pinot.Long, pinot.Float, pinot.Double, pinot.BigDecimal, pinot.Timestamp, pinot.String},
-	KindFloat32:   {pinot.Float, pinot.Double, pinot.String},
-	KindFloat16:   {pinot.Float, pinot.Double, pinot.String},
-	KindFloat64:   {pinot.Double, pinot.Float, pinot.String},
-	KindString:    {pinot.String, pinot.JSON},
-	KindBinary:    {pinot.Bytes},
-	KindUUID:      {pinot.String, pinot.Bytes},
-	KindDecimal:   {pinot.BigDecimal, pinot.Double, pinot.String},
-	KindDate:      {pinot.Int, pinot.Long, pinot.Timestamp, pinot.String},
-	KindTime:      {pinot.Long},
-	KindTimestamp: {pinot.Timestamp, pinot.Long},
-	KindInt96:     {pinot.Timestamp, pinot.Long},
-	KindNested:    {pinot.JSON, pinot.String},
-	KindGeo:       {pinot.Bytes},
+var allowedTargets = map[Kind][]spec.DataType{
+	KindBool:      {spec.Boolean, spec.Int, spec.Long, spec.String},
+	KindInt:       {spec.Int, spec.Long, spec.Float, spec.Double, spec.BigDecimal, spec.Timestamp, spec.String},
+	KindUint:      {spec.Int, spec.Long, spec.Float, spec.Double, spec.BigDecimal, spec.Timestamp, spec.String},
+	KindFloat32:   {spec.Float, spec.Double, spec.String},
+	KindFloat16:   {spec.Float, spec.Double, spec.String},
+	KindFloat64:   {spec.Double, spec.Float, spec.String},
+	KindString:    {spec.String, spec.JSON},
+	KindBinary:    {spec.Bytes},
+	KindUUID:      {spec.String, spec.Bytes},
+	KindDecimal:   {spec.BigDecimal, spec.Double, spec.String},
+	KindDate:      {spec.Int, spec.Long, spec.Timestamp, spec.String},
+	KindTime:      {spec.Long},
+	KindTimestamp: {spec.Timestamp, spec.Long},
+	KindInt96:     {spec.Timestamp, spec.Long},
+	KindNested:    {spec.JSON, spec.String},
+	KindGeo:       {spec.Bytes},
 }
 
 // Check reports whether values of src can fill the Pinot field f.
-func Check(src Type, f pinot.FieldSpec) error {
+func Check(src Type, f spec.FieldSpec) error {
 	if src.Repeated && f.SingleValue {
 		return fmt.Errorf("%w: source %s is a list but the Pinot column is single-value", segments.ErrColumnMismatch, src.Desc)
 	}
-	if src.Kind == KindInt && src.Bits > 32 && f.DataType == pinot.Int {
+	if src.Kind == KindInt && src.Bits > 32 && f.DataType == spec.Int {
 		return fmt.Errorf("%w: %s into INT would overflow (use LONG)", segments.ErrUnsupportedConversion, src.Desc)
 	}
-	if src.Kind == KindUint && src.Bits > 31 && f.DataType == pinot.Int {
+	if src.Kind == KindUint && src.Bits > 31 && f.DataType == spec.Int {
 		return fmt.Errorf("%w: %s into INT would overflow (use LONG)", segments.ErrUnsupportedConversion, src.Desc)
 	}
-	if src.Kind == KindInt && src.Bits < 64 && f.DataType == pinot.Timestamp {
+	if src.Kind == KindInt && src.Bits < 64 && f.DataType == spec.Timestamp {
 		return fmt.Errorf("%w: %s into TIMESTAMP (only 64-bit epoch millis)", segments.ErrUnsupportedConversion, src.Desc)
 	}
 	for _, t := range allowedTargets[src.Kind] {
@@ -102,11 +102,11 @@ func Check(src Type, f pinot.FieldSpec) error {
 // content is ignored. Strings made by the Converter live in arena.
 type Converter struct {
 	Src    Type
-	Target pinot.DataType
+	Target spec.DataType
 	Arena  []byte
 }
 
-func New(src Type, f pinot.FieldSpec) (*Converter, error) {
+func New(src Type, f spec.FieldSpec) (*Converter, error) {
 	if err := Check(src, f); err != nil {
 		return nil, err
 	}

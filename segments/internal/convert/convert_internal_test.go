@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 func TestSrcToMillis(t *testing.T) {
@@ -53,29 +53,29 @@ func TestSrcDecimalFromBE(t *testing.T) {
 func TestCheckConversion(t *testing.T) {
 	ok := []struct {
 		src Type
-		to  pinot.DataType
+		to  spec.DataType
 	}{
-		{Type{Kind: KindInt, Bits: 32}, pinot.Long}, {Type{Kind: KindInt, Bits: 64}, pinot.Timestamp},
-		{Type{Kind: KindDate}, pinot.Timestamp}, {Type{Kind: KindUUID}, pinot.String},
-		{Type{Kind: KindDecimal}, pinot.BigDecimal}, {Type{Kind: KindNested}, pinot.JSON},
-		{Type{Kind: KindInt96}, pinot.Timestamp}, {Type{Kind: KindGeo}, pinot.Bytes},
+		{Type{Kind: KindInt, Bits: 32}, spec.Long}, {Type{Kind: KindInt, Bits: 64}, spec.Timestamp},
+		{Type{Kind: KindDate}, spec.Timestamp}, {Type{Kind: KindUUID}, spec.String},
+		{Type{Kind: KindDecimal}, spec.BigDecimal}, {Type{Kind: KindNested}, spec.JSON},
+		{Type{Kind: KindInt96}, spec.Timestamp}, {Type{Kind: KindGeo}, spec.Bytes},
 	}
 	for _, tt := range ok {
-		if err := Check(tt.src, pinot.FieldSpec{Name: "c", DataType: tt.to, SingleValue: true}); err != nil {
+		if err := Check(tt.src, spec.FieldSpec{Name: "c", DataType: tt.to, SingleValue: true}); err != nil {
 			t.Errorf("kind %d → %s: %v", tt.src.Kind, tt.to, err)
 		}
 	}
 	bad := []struct {
 		src Type
-		to  pinot.DataType
+		to  spec.DataType
 	}{
-		{Type{Kind: KindInt, Bits: 64}, pinot.Int}, {Type{Kind: KindInt, Bits: 32}, pinot.Timestamp},
-		{Type{Kind: KindString}, pinot.Long}, {Type{Kind: KindBinary}, pinot.String},
-		{Type{Kind: KindTimestamp}, pinot.Int}, {Type{Kind: KindNested}, pinot.Bytes},
-		{Type{Kind: KindUint, Bits: 32}, pinot.Int},
+		{Type{Kind: KindInt, Bits: 64}, spec.Int}, {Type{Kind: KindInt, Bits: 32}, spec.Timestamp},
+		{Type{Kind: KindString}, spec.Long}, {Type{Kind: KindBinary}, spec.String},
+		{Type{Kind: KindTimestamp}, spec.Int}, {Type{Kind: KindNested}, spec.Bytes},
+		{Type{Kind: KindUint, Bits: 32}, spec.Int},
 	}
 	for _, tt := range bad {
-		if err := Check(tt.src, pinot.FieldSpec{Name: "c", DataType: tt.to, SingleValue: true}); err == nil {
+		if err := Check(tt.src, spec.FieldSpec{Name: "c", DataType: tt.to, SingleValue: true}); err == nil {
 			t.Errorf("kind %d → %s: accepted", tt.src.Kind, tt.to)
 		}
 	}

@@ -3,7 +3,7 @@ package convert
 import (
 	"fmt"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
@@ -19,17 +19,17 @@ const (
 	SlotBytes
 )
 
-func SlotOf(t pinot.DataType) Slot {
+func SlotOf(t spec.DataType) Slot {
 	switch t.StoredType() {
-	case pinot.Long:
+	case spec.Long:
 		return SlotLongs
-	case pinot.Float:
+	case spec.Float:
 		return SlotFloats
-	case pinot.Double:
+	case spec.Double:
 		return SlotDoubles
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		return SlotDecimals
-	case pinot.String, pinot.Bytes:
+	case spec.String, spec.Bytes:
 		return SlotBytes
 	}
 	return SlotInts

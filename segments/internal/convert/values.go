@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/internal/text"
 )
@@ -16,7 +16,7 @@ import (
 func (c *Converter) AppendInt64s(v *segments.Vector, in []int64) {
 	switch c.Src.Kind {
 	case KindTimestamp:
-		if c.Target == pinot.Timestamp {
+		if c.Target == spec.Timestamp {
 			for _, x := range in {
 				v.Longs = append(v.Longs, ToMillis(x, c.Src.Unit))
 			}
@@ -41,25 +41,25 @@ func (c *Converter) AppendInt64s(v *segments.Vector, in []int64) {
 // appendIntegers converts plain integers.
 func (c *Converter) appendIntegers(v *segments.Vector, in []int64) {
 	switch c.Target {
-	case pinot.Int:
+	case spec.Int:
 		for _, x := range in {
 			v.Ints = append(v.Ints, int32(x))
 		}
-	case pinot.Long, pinot.Timestamp:
+	case spec.Long, spec.Timestamp:
 		v.Longs = append(v.Longs, in...)
-	case pinot.Float:
+	case spec.Float:
 		for _, x := range in {
 			v.Floats = append(v.Floats, float32(x))
 		}
-	case pinot.Double:
+	case spec.Double:
 		for _, x := range in {
 			v.Doubles = append(v.Doubles, float64(x))
 		}
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		for _, x := range in {
 			v.Decimals = append(v.Decimals, segments.Decimal{Unscaled: big.NewInt(x)})
 		}
-	case pinot.String:
+	case spec.String:
 		for _, x := range in {
 			start := len(c.Arena)
 			c.Arena = strconv.AppendInt(c.Arena, x, 10)
@@ -71,17 +71,17 @@ func (c *Converter) appendIntegers(v *segments.Vector, in []int64) {
 // appendDays converts days since the epoch.
 func (c *Converter) appendDays(v *segments.Vector, in []int64) {
 	switch c.Target {
-	case pinot.Int:
+	case spec.Int:
 		for _, x := range in {
 			v.Ints = append(v.Ints, int32(x))
 		}
-	case pinot.Long:
+	case spec.Long:
 		v.Longs = append(v.Longs, in...)
-	case pinot.Timestamp:
+	case spec.Timestamp:
 		for _, x := range in {
 			v.Longs = append(v.Longs, x*MillisPerDay)
 		}
-	case pinot.String:
+	case spec.String:
 		for _, x := range in {
 			start := len(c.Arena)
 			c.Arena = time.Unix(x*86400, 0).UTC().AppendFormat(c.Arena, time.DateOnly)
@@ -93,7 +93,7 @@ func (c *Converter) appendDays(v *segments.Vector, in []int64) {
 // AppendInt32s appends 32-bit integer-coded values; INT targets take them
 // as they are, the rest widen first.
 func (c *Converter) AppendInt32s(v *segments.Vector, in []int32, scratch *[]int64) {
-	if c.Target == pinot.Int && (c.Src.Kind == KindInt || c.Src.Kind == KindUint || c.Src.Kind == KindDate) {
+	if c.Target == spec.Int && (c.Src.Kind == KindInt || c.Src.Kind == KindUint || c.Src.Kind == KindDate) {
 		v.Ints = append(v.Ints, in...)
 		return
 	}
@@ -117,11 +117,11 @@ func (c *Converter) AppendBools(v *segments.Vector, in []bool) {
 			x = 1
 		}
 		switch c.Target {
-		case pinot.Boolean, pinot.Int:
+		case spec.Boolean, spec.Int:
 			v.Ints = append(v.Ints, x)
-		case pinot.Long:
+		case spec.Long:
 			v.Longs = append(v.Longs, int64(x))
-		case pinot.String:
+		case spec.String:
 			v.Bytes = append(v.Bytes, c.Text([]byte(strconv.FormatBool(b))))
 		}
 	}
@@ -130,13 +130,13 @@ func (c *Converter) AppendBools(v *segments.Vector, in []bool) {
 // AppendFloat32s converts 32-bit floats.
 func (c *Converter) AppendFloat32s(v *segments.Vector, in []float32) {
 	switch c.Target {
-	case pinot.Float:
+	case spec.Float:
 		v.Floats = append(v.Floats, in...)
-	case pinot.Double:
+	case spec.Double:
 		for _, x := range in {
 			v.Doubles = append(v.Doubles, float64(x))
 		}
-	case pinot.String:
+	case spec.String:
 		for _, x := range in {
 			v.Bytes = append(v.Bytes, c.Text([]byte(text.JavaFloat(float64(x), 32))))
 		}
@@ -146,13 +146,13 @@ func (c *Converter) AppendFloat32s(v *segments.Vector, in []float32) {
 // AppendFloat64s converts 64-bit floats.
 func (c *Converter) AppendFloat64s(v *segments.Vector, in []float64) {
 	switch c.Target {
-	case pinot.Double:
+	case spec.Double:
 		v.Doubles = append(v.Doubles, in...)
-	case pinot.Float:
+	case spec.Float:
 		for _, x := range in {
 			v.Floats = append(v.Floats, float32(x))
 		}
-	case pinot.String:
+	case spec.String:
 		for _, x := range in {
 			v.Bytes = append(v.Bytes, c.Text([]byte(text.JavaFloat(x, 64))))
 		}
@@ -165,7 +165,7 @@ func (c *Converter) AppendFloat64s(v *segments.Vector, in []float64) {
 func (c *Converter) AppendByteSlices(v *segments.Vector, in [][]byte) {
 	switch c.Src.Kind {
 	case KindUUID:
-		if c.Target == pinot.Bytes {
+		if c.Target == spec.Bytes {
 			v.Bytes = append(v.Bytes, in...)
 			return
 		}
@@ -201,12 +201,12 @@ func (c *Converter) AppendInt96s(v *segments.Vector, in [][3]uint32) {
 // AppendDecimal converts one exact decimal.
 func (c *Converter) AppendDecimal(v *segments.Vector, d segments.Decimal) {
 	switch c.Target {
-	case pinot.BigDecimal:
+	case spec.BigDecimal:
 		v.Decimals = append(v.Decimals, d)
-	case pinot.Double:
+	case spec.Double:
 		f, _ := strconv.ParseFloat(d.String(), 64)
 		v.Doubles = append(v.Doubles, f)
-	case pinot.String:
+	case spec.String:
 		v.Bytes = append(v.Bytes, c.Text([]byte(d.String())))
 	}
 }

@@ -8,13 +8,13 @@ import (
 	"io"
 	"testing"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 )
 
 // ReadAll drains a source into rows of Go values, one per schema field
 // (see Cell).
-func ReadAll(t *testing.T, src segments.Source, schema *pinot.Schema) [][]any {
+func ReadAll(t *testing.T, src segments.Source, schema *spec.Schema) [][]any {
 	t.Helper()
 	var rows [][]any
 	for {
@@ -38,7 +38,7 @@ func ReadAll(t *testing.T, src segments.Source, schema *pinot.Schema) [][]any {
 // Cell is row r of a vector as a Go value: nil for null, []any for a
 // multi-value row; integers as int64, floats as float64, decimals as
 // "<unscaled>e-<scale>", strings and bytes as string.
-func Cell(v segments.Vector, f pinot.FieldSpec, r int) any {
+func Cell(v segments.Vector, f spec.FieldSpec, r int) any {
 	if v.Nulls != nil && v.Nulls[r] {
 		return nil
 	}

@@ -8,8 +8,9 @@ import (
 	"sync"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
+	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -109,7 +110,7 @@ type listSink struct {
 	served map[string]bool
 }
 
-func (s *listSink) EnsureTable(context.Context, *pinot.Schema, *pinot.TableConfig) error { return nil }
+func (s *listSink) EnsureTable(context.Context, *spec.Schema, *spec.TableConfig) error { return nil }
 
 func (s *listSink) ListSegments(_ context.Context, _ string) ([]string, error) {
 	s.mu.Lock()

@@ -13,7 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	floeparquet "github.com/floehq/floe/segments/parquet"
 )
 
@@ -130,7 +130,7 @@ func cmdDecode(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		doc = b
 	}
-	var schema pinot.Schema
+	var schema spec.Schema
 	if err := json.Unmarshal(doc, &schema); err != nil {
 		return fmt.Errorf("decode: parse schema: %w", err)
 	}

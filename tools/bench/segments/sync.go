@@ -22,7 +22,7 @@ import (
 	_ "modernc.org/sqlite" // pure-Go sqlite driver "sqlite"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	floearrow "github.com/floehq/floe/segments/arrow"
 	floeparquet "github.com/floehq/floe/segments/parquet"
@@ -143,7 +143,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return fmt.Errorf("sync: plan files: %w", err)
 	}
-	var schema pinot.Schema
+	var schema spec.Schema
 	if err := json.Unmarshal([]byte(benchSchema), &schema); err != nil {
 		return fmt.Errorf("sync: parse schema: %w", err)
 	}
@@ -162,7 +162,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // the watcher does today) or, for one delete-free task, through floe's
 // Parquet source on the data file itself, columns matched by name as the
 // table's name mapping says (field ids when the file has them).
-func openTasks(ctx context.Context, scan *table.Scan, tasks []table.FileScanTask, schema *pinot.Schema, reader string) (segments.Source, error) {
+func openTasks(ctx context.Context, scan *table.Scan, tasks []table.FileScanTask, schema *spec.Schema, reader string) (segments.Source, error) {
 	switch reader {
 	case "arrow":
 		arrowSchema, batches, err := scan.ReadTasks(ctx, tasks)
@@ -201,7 +201,7 @@ func drain(ctx context.Context, src segments.Source, stdout io.Writer) error {
 
 // buildTarball builds the segment, packs its tarball and removes the
 // directory, as a sync does before the upload.
-func buildTarball(ctx context.Context, src segments.Source, schema *pinot.Schema, out string, stdout io.Writer) error {
+func buildTarball(ctx context.Context, src segments.Source, schema *spec.Schema, out string, stdout io.Writer) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
@@ -237,11 +237,11 @@ func watcherBuild(ctx context.Context, tbl *table.Table, out string, stdout io.W
 	if len(p.Build) != 1 {
 		return fmt.Errorf("sync: plan has %d units, want 1", len(p.Build))
 	}
-	var sc pinot.Schema
+	var sc spec.Schema
 	if err := json.Unmarshal([]byte(benchSchema), &sc); err != nil {
 		return fmt.Errorf("sync: parse schema: %w", err)
 	}
-	var tc pinot.TableConfig
+	var tc spec.TableConfig
 	if err := json.Unmarshal([]byte(benchTableConfig), &tc); err != nil {
 		return fmt.Errorf("sync: parse table config: %w", err)
 	}

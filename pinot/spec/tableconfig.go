@@ -1,4 +1,4 @@
-package pinot
+package spec
 
 // TableConfig is the subset of a Pinot OFFLINE table config that floe
 // generates and reads. Its JSON form is what the controller's POST /tables

@@ -1,4 +1,4 @@
-package pinot
+package spec
 
 import (
 	"encoding/json"
