@@ -76,8 +76,9 @@ bench-plan: ## one-file sync (planner and whole run) on 10 / 1,000 / 10,000-file
 	bash scripts/bench-plan.sh
 
 .PHONY: bench-eqdelete
-bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt (writes docs/benchmarks.md)
+bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt; scattered keys, key index vs bounds alone (writes docs/benchmarks.md)
 	bash scripts/bench-eqdelete.sh
+	bash scripts/bench-eqdelete.sh -scattered
 
 .PHONY: bench-merge
 bench-merge: ## small files, one per snapshot: segments served and CPU with merges off and on (writes docs/benchmarks.md)

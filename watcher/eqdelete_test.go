@@ -3,6 +3,7 @@ package watcher_test
 import (
 	"context"
 	"iter"
+	"path/filepath"
 	"slices"
 	"testing"
 
@@ -125,6 +126,86 @@ func TestWatcher_RunOnce_EqualityDeleteRebuildsOnlyHitSegments(t *testing.T) {
 	}
 	_, ids := segmentRows(t, store, up, root)
 	if len(ids) != 601 || !ids[150] || !ids[420] || !ids[9999] || !ids[599] {
+		t.Fatalf("Pinot holds %d ids, want 0..599 and 9999 once each", len(ids))
+	}
+}
+
+// appendIDs appends one data file holding the rows of ids.
+func (l *lake) appendIDs(ids []int64) {
+	tbl := l.load()
+	sc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for _, id := range ids {
+		b.Field(0).(*array.Int64Builder).Append(id)
+		b.Field(1).(*array.StringBuilder).Append("v")
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	at := array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
+	defer at.Release()
+	if _, err := tbl.AppendTable(context.Background(), at, int64(len(ids)), nil); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// Where every file's id range holds the upserted keys (file i holds the
+// ids ≡ i mod 6), the files' key indexes decide: only the files holding
+// an upserted key are rebuilt, the run's log says how many files the key
+// index ruled out, the indexes are kept under the work directory, and the
+// rows are exact (plan P12).
+func TestWatcher_RunOnce_KeyIndexRebuildsOnlyFilesHoldingKeys(t *testing.T) {
+	l := newLake(t, iceberg.Properties{"format-version": "2"})
+	store := checkpoint.NewMemory()
+	root, work := t.TempDir(), t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: work})
+	ctx := context.Background()
+	if err := store.CreateTable(ctx, realTable(t, l, nil)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range int64(6) {
+		var ids []int64
+		for id := i; id < 600; id += 6 {
+			ids = append(ids, id)
+		}
+		l.appendIDs(ids)
+	}
+	if _, err := w.RunOnce(ctx, "events", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	l.upsert([]int64{150, 151, 9999}) // held by the files of residues 0 and 1
+	run, err := w.RunOnce(ctx, "events", "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.SegmentsGenerated != 3 || run.SegmentsDeleted != 2 {
+		t.Fatalf("want the 2 files holding 150 and 151 rebuilt and the upserted rows' file built; got built %d, "+
+			"deleted %d", run.SegmentsGenerated, run.SegmentsDeleted)
+	}
+	runs, err := store.ListRuns(ctx, "events", 1)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %v %+v", err, runs)
+	}
+	var logged map[string]string
+	for _, line := range runs[0].Log {
+		if line.Msg == "equality deletes checked against key indexes" {
+			logged = line.Attrs
+		}
+	}
+	if logged["ruled_out"] != "4" || logged["unavailable"] != "0" {
+		t.Fatalf("run log's key index line %v, want 4 files ruled out (of 6 whose bounds hold a key)", logged)
+	}
+	kept, err := filepath.Glob(filepath.Join(work, watcher.KeyIndexDirName, "*.fki"))
+	if err != nil || len(kept) != 6 {
+		t.Fatalf("%d key index files under the work directory (%v), want one per file consulted (6)", len(kept), err)
+	}
+	_, ids := segmentRows(t, store, up, root)
+	if len(ids) != 601 || !ids[150] || !ids[151] || !ids[9999] || !ids[599] {
 		t.Fatalf("Pinot holds %d ids, want 0..599 and 9999 once each", len(ids))
 	}
 }

@@ -237,6 +237,11 @@ func (r *runner) planned(p *plan.Plan) {
 		"files_to_drop": itoa(len(p.Drop)), "files_kept": itoa(len(p.Keep)), "live_files": itoa(p.LiveFiles),
 		"replacing": boolString(p.Replacing), "incremental": boolString(p.Incremental),
 	}))
+	if k := p.KeyIndex; k.Files > 0 {
+		a.log.add(infoLine("equality deletes checked against key indexes", map[string]string{
+			"files": itoa(k.Files), "built": itoa(k.Built), "ruled_out": itoa(k.RuledOut), "unavailable": itoa(k.Unavailable),
+		}))
+	}
 }
 
 // converted reports a batch's built units: files, rows and data bytes.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -23,7 +24,11 @@ type Options struct {
 	BuildParallelism  int
 	RefreshInterval   time.Duration // how often the whole table list is re-read (the fallback: changes are announced)
 	DefaultSchedule   string        // for tables whose config has no schedule
-	WorkDir           string
+	// WorkDir holds each replica's build directories (under its owner's
+	// name) and, in KeyIndexDirName, the data files' key indexes, which
+	// replicas on one machine share (plan P12; Options.Plan.KeyIndexDir
+	// overrides it).
+	WorkDir string
 	// MaxRowsPerSegment caps segment size unless a table's task config
 	// sets maxRowsPerSegment (0: no cap).
 	MaxRowsPerSegment int64
@@ -143,6 +148,9 @@ type tableState struct {
 	runSince time.Time
 }
 
+// KeyIndexDirName is the folder of WorkDir that keeps key indexes.
+const KeyIndexDirName = "_keyindex"
+
 // New returns a Watcher; Open starts it.
 func New(deps Deps, opts Options) *Watcher {
 	if deps.Clock == nil {
@@ -151,9 +159,7 @@ func New(deps Deps, opts Options) *Watcher {
 	if deps.Logger == nil {
 		deps.Logger = slog.New(slog.DiscardHandler)
 	}
-	if deps.Planner == nil {
-		deps.Planner = plan.New(opts.Plan)
-	}
+
 	if opts.MaxConcurrentRuns <= 0 {
 		opts.MaxConcurrentRuns = 1
 	}
@@ -165,6 +171,12 @@ func New(deps Deps, opts Options) *Watcher {
 	}
 	if opts.WorkDir == "" {
 		opts.WorkDir = os.TempDir()
+	}
+	if opts.Plan.KeyIndexDir == "" {
+		opts.Plan.KeyIndexDir = filepath.Join(opts.WorkDir, KeyIndexDirName)
+	}
+	if deps.Planner == nil {
+		deps.Planner = plan.New(opts.Plan)
 	}
 	opts = withRunDefaults(opts)
 	if deps.Metrics == nil {

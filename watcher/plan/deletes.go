@@ -37,6 +37,7 @@ type deleteIndex struct {
 	eqByPart  map[string][]*liveDelete
 	groups    map[string][]*eqGroup // compared equality deletes by reach ("" the table)
 	classes   map[int]keyClass      // nil: no key is compared (Options.EqualityDeletesWholePartition)
+	probe     *keyProbe             // data files' key indexes (P12); nil: bounds alone decide
 }
 
 func newDeleteIndex(dels []liveDelete, classes map[int]keyClass) (*deleteIndex, error) {
@@ -122,7 +123,7 @@ func (x *deleteIndex) forFile(path, partition string, seq int64, kb checkpoint.K
 	for _, reach := range reaches {
 		for _, g := range x.groups[reach] {
 			var ok bool
-			eq, ok = g.touching(eq, seq, kb, x.classes)
+			eq, ok = g.touching(eq, path, seq, kb, x.classes, x.probe)
 			known = known && ok
 		}
 	}

@@ -76,6 +76,7 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 	if err != nil {
 		return nil, "", fmt.Errorf("snapshot %d of table %s: %w", j.snap.SnapshotID, j.tableName, err)
 	}
+	idx.probe = j.newKeyProbe(ctx, classes)
 	h, err := j.history(ctx, cp)
 	if err != nil {
 		return nil, "", err
@@ -118,6 +119,7 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 		return nil, reason, err
 	}
 	out.Build = j.p.coalesce(j.tableName, files, c.merging)
+	out.KeyIndex = idx.probe.Stats()
 	return out, "", nil
 }
 

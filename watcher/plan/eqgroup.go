@@ -51,11 +51,13 @@ func (g *eqGroup) sort() {
 }
 
 // touching appends the group's delete files newer than seq that may
-// delete a row of a file with key bounds kb; known is false when kb does
-// not record one of the group's fields (then every newer delete file of
-// the group is appended).
-func (g *eqGroup) touching(out []*liveDelete, seq int64, kb checkpoint.KeyBounds, classes map[int]keyClass) (
-	[]*liveDelete, bool) {
+// delete a row of the data file at path with key bounds kb: a key of the
+// delete within the bounds (P2) that the file's key index, when probe has
+// one, does not rule out (P12). known is false when kb does not record
+// one of the group's fields (then every newer delete file of the group is
+// appended).
+func (g *eqGroup) touching(out []*liveDelete, path string, seq int64, kb checkpoint.KeyBounds,
+	classes map[int]keyClass, probe *keyProbe) ([]*liveDelete, bool) {
 	if g.maxSeq <= seq {
 		return out, true
 	}
@@ -64,17 +66,38 @@ func (g *eqGroup) touching(out []*liveDelete, seq int64, kb checkpoint.KeyBounds
 		return appendIf(out, g.dels, func(d *liveDelete) bool { return d.seq > seq }), false
 	}
 	lo, hi := g.keys.span(fb)
-	var seen map[*liveDelete]bool
+	var (
+		seen, ruled map[*liveDelete]bool
+		fk          *fileKeys
+		loaded      bool
+	)
 	for i := lo; i < hi; i++ {
 		d := g.owners[i]
 		if d.seq <= seq || seen[d] || !g.keys.rowMayTouch(g.keys.rows[i], fb) {
 			continue
+		}
+		if probe != nil {
+			if !loaded {
+				fk, loaded = probe.keysOf(path, g.keys.fields), true
+			}
+			if fk != nil && !fk.mayHold(g.keys.rows[i]) {
+				if ruled == nil {
+					ruled = map[*liveDelete]bool{}
+				}
+				ruled[d] = true
+				continue
+			}
 		}
 		if seen == nil {
 			seen = map[*liveDelete]bool{}
 		}
 		seen[d] = true
 		out = append(out, d)
+	}
+	for d := range ruled {
+		if !seen[d] {
+			probe.ruleOut(path, d)
+		}
 	}
 	return out, true
 }

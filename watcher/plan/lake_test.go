@@ -153,6 +153,17 @@ func (l *lake) appendRows(n int) {
 	}
 }
 
+// appendIDs appends one data file holding the rows of ids.
+func (l *lake) appendIDs(ids []int64) {
+	rec := l.batch(ids)
+	defer rec.Release()
+	at := array.NewTableFromRecords(rec.Schema(), []arrow.RecordBatch{rec})
+	defer at.Release()
+	if _, err := l.load().AppendTable(context.Background(), at, int64(len(ids)), nil); err != nil {
+		l.t.Fatalf("append: %v", err)
+	}
+}
+
 // overwrite replaces the rows matching filter by n new rows
 // (copy-on-write).
 func (l *lake) overwrite(filter iceberg.BooleanExpression, n int) {

@@ -107,6 +107,8 @@ type Plan struct {
 	// Fallback says why the full-state diff ran ("" when Incremental, or
 	// when the table has no snapshot).
 	Fallback string
+	// KeyIndex counts the plan's use of data files' key indexes (P12).
+	KeyIndex KeyIndexStats
 }
 
 // Options tune a Planner.
@@ -130,6 +132,13 @@ type Options struct {
 	// before it compared keys with key bounds (P2). For benchmarks that
 	// measure the difference; never set in production.
 	EqualityDeletesWholePartition bool
+	// KeyIndexDir keeps data files' key indexes across processes (P12;
+	// "": in the cache only, rebuilt by each process on demand).
+	KeyIndexDir string
+	// NoKeyIndex decides equality deletes by key bounds alone, as floe
+	// did before it kept key indexes. For benchmarks that measure the
+	// difference; never set in production.
+	NoKeyIndex bool
 }
 
 // Defaults.

@@ -118,12 +118,16 @@ func TestPlanner_Plan_EqualityDeleteDuringCompactionRebuilds(t *testing.T) {
 			t.Fatalf("P11 (synced between: %v): want the compacted group rebuilt because %q, got %d remaps, %d dropped, "+
 				"fallback %q", syncBetween, reason, len(got.Remaps), len(got.Drop), got.RemapFallback)
 		}
+		// The compacted files kept the old data sequence number, so the delete applies to those that hold
+		// a deleted key (P2; the others are ruled out by their key index, P12).
+		carrying := 0
 		for _, u := range got.Build {
 			for _, f := range u.Files {
-				if len(f.Tasks[0].EqualityDeleteFiles) != 1 {
-					t.Fatalf("P2: compacted file %s kept the old data sequence number, the delete applies", f.Path)
-				}
+				carrying += len(f.Tasks[0].EqualityDeleteFiles)
 			}
+		}
+		if carrying == 0 {
+			t.Fatalf("P2 (synced between: %v): no compacted file is read with the delete", syncBetween)
 		}
 		next := commit(cp, l.load(), got, nil)
 		checkLive(t, l.load(), next, got)

@@ -30,6 +30,7 @@ func main() { cli.Main(context.Background(), "eqbench", run) }
 type options struct {
 	files, rows, commits, deletes, perCommit int
 	dir, report                              string
+	scattered                                bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -42,6 +43,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.deletes, "deletes", 100, "keys each commit deletes by equality")
 	fs.IntVar(&o.perCommit, "per-commit", 100, "data files per commit while building the table")
 	fs.StringVar(&o.dir, "dir", ".cache/bench/eqdelete", "scratch directory (recreated)")
+	fs.BoolVar(&o.scattered, "scattered", false, "scatter the keys: every file's ids span the whole range (key index vs bounds)")
 	fs.StringVar(&o.report, "report", "", "Markdown file whose eqdelete block is rewritten (empty: print only)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
@@ -54,15 +56,26 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 
 // contender is one way of planning, with one kind of keys.
 type contender struct {
-	name   string
-	whole  bool // plan.Options.EqualityDeletesWholePartition
-	recent bool // keys of the most recent file, else random existing keys
+	name    string
+	whole   bool // plan.Options.EqualityDeletesWholePartition
+	noIndex bool // plan.Options.NoKeyIndex
+	recent  bool // keys of the most recent file, else random existing keys
 }
 
-var contenders = []contender{
-	{name: "every older file (floe before), random keys", whole: true},
-	{name: "key bounds, random keys"},
-	{name: "key bounds, recent keys", recent: true},
+// contenders are the ways compared on a table of disjoint id ranges, or
+// of scattered keys (where bounds rule nothing out).
+func contenders(scattered bool) []contender {
+	if scattered {
+		return []contender{
+			{name: "key bounds alone (floe before), random keys", noIndex: true},
+			{name: "key bounds and key index, random keys"},
+		}
+	}
+	return []contender{
+		{name: "every older file (floe before), random keys", whole: true},
+		{name: "key bounds and key index, random keys"},
+		{name: "key bounds and key index, recent keys", recent: true},
+	}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -74,14 +87,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("clean %s: %w", o.dir, err)
 	}
 	fmt.Fprintf(stderr, "eqbench: building a table of %d files × %d rows\n", o.files, o.rows)
-	c, err := newCDCTable(ctx, filepath.Join(o.dir, "lake"), o.files, o.rows, o.perCommit)
+	c, err := newCDCTable(ctx, filepath.Join(o.dir, "lake"), o.files, o.rows, o.perCommit, o.scattered)
 	if err != nil {
 		return err
 	}
 	defer c.Close()
 	keys := &keyPicker{rng: rand.New(rand.NewPCG(1, 2)), deleted: map[int64]bool{}, rows: int64(o.rows)}
 	var results []result
-	for i, ct := range contenders {
+	for i, ct := range contenders(o.scattered) {
 		fmt.Fprintf(stderr, "eqbench: %s: %d commits on %d files\n", ct.name, o.commits, c.files)
 		r, err := measure(ctx, o, c, keys, ct, filepath.Join(o.dir, fmt.Sprint("run", i)))
 		if err != nil {
@@ -89,7 +102,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		results = append(results, r)
 	}
-	return report.Publish(stdout, o.report, reportBlock(), renderReport(o, results))
+	return report.Publish(stdout, o.report, reportBlock(o.scattered), renderReport(o, results))
 }
 
 // keyPicker picks keys of live rows and remembers what it deleted.

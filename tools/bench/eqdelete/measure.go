@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/tools/bench/cli"
 	"github.com/floehq/floe/tools/bench/lake"
-	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
 )
@@ -41,7 +41,7 @@ func measure(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct co
 	b := &lake.SeedBuilder{}
 	b.Seeding.Store(true)
 	w := watcher.New(watcher.Deps{Store: store, Loader: loader{c}, Builder: b, Uploader: pinot.NewLocalDir(filepath.Join(dir, "pinot")),
-		Planner: plan.New(plan.Options{EqualityDeletesWholePartition: ct.whole})},
+		Planner: plan.New(plan.Options{EqualityDeletesWholePartition: ct.whole, NoKeyIndex: ct.noIndex})},
 		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 1 << 20})
 	if _, err := w.RunOnce(ctx, tableName, "bench", nil); err != nil {
 		return result{}, fmt.Errorf("seed: %w", err)

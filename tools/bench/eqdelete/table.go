@@ -22,17 +22,30 @@ import (
 )
 
 // cdcTable is an iceberg-go table (bench.events: id long, the identifier
-// field, and v string) whose data files hold disjoint id ranges of rows
-// rows each: file i holds [i*rows, (i+1)*rows).
+// field, and v string) whose data files hold rows rows each: file i holds
+// the keys of slots [i*rows, (i+1)*rows), a slot's key being the slot
+// itself (disjoint id ranges per file) or, scattered, the slot scrambled
+// (every file's ids then span the whole range of longs, as random keys or
+// UUIDs of unsorted files do).
 type cdcTable struct {
-	db    *sql.DB
-	cat   *sqlcat.Catalog
-	ident table.Identifier
-	rows  int
-	files int
+	db        *sql.DB
+	cat       *sqlcat.Catalog
+	ident     table.Identifier
+	rows      int
+	files     int
+	scattered bool
 }
 
-func newCDCTable(ctx context.Context, dir string, files, rows, perCommit int) (*cdcTable, error) {
+// key is the id stored for a slot: the slot, or scattered, the slot times
+// an odd constant modulo 2^64 (a bijection, so keys stay distinct).
+func (c *cdcTable) key(slot int64) int64 {
+	if !c.scattered {
+		return slot
+	}
+	return int64(uint64(slot) * 0x9E3779B97F4A7C15)
+}
+
+func newCDCTable(ctx context.Context, dir string, files, rows, perCommit int, scattered bool) (*cdcTable, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -45,7 +58,7 @@ func newCDCTable(ctx context.Context, dir string, files, rows, perCommit int) (*
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
 	db.SetMaxOpenConns(1)
-	c := &cdcTable{db: db, ident: table.Identifier{"bench", "events"}, rows: rows}
+	c := &cdcTable{db: db, ident: table.Identifier{"bench", "events"}, rows: rows, scattered: scattered}
 	if c.cat, err = sqlcat.NewCatalog("bench", db, sqlcat.SQLite,
 		iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "wh")}); err != nil {
 		db.Close()
@@ -83,10 +96,10 @@ func (c *cdcTable) load(ctx context.Context) (*table.Table, error) {
 	return c.cat.LoadTable(ctx, c.ident)
 }
 
-// commit adds n new data files of the next id ranges and, when keys is
-// not empty, an equality delete of keys, in one snapshot (a CDC writer's
+// commit adds n new data files of the next slots and, when slots is not
+// empty, an equality delete of their keys, in one snapshot (a CDC writer's
 // commit: the delete does not apply to the files it adds).
-func (c *cdcTable) commit(ctx context.Context, n int, keys []int64) error {
+func (c *cdcTable) commit(ctx context.Context, n int, slots []int64) error {
 	tbl, err := c.load(ctx)
 	if err != nil {
 		return err
@@ -109,7 +122,11 @@ func (c *cdcTable) commit(ctx context.Context, n int, keys []int64) error {
 	}
 	tx := tbl.NewTransaction()
 	rd := tx.NewRowDelta(nil).AddRows(added...)
-	if len(keys) > 0 {
+	if len(slots) > 0 {
+		keys := make([]int64, len(slots))
+		for i, s := range slots {
+			keys[i] = c.key(s)
+		}
 		dels, err := tx.WriteEqualityDeletes(ctx, []int{1}, one(keyRows(keys)))
 		if err != nil {
 			return fmt.Errorf("write equality deletes: %w", err)
@@ -130,7 +147,7 @@ func (c *cdcTable) fileRows(sc *arrow.Schema, first int64) arrow.RecordBatch {
 	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
 	defer b.Release()
 	for i := 0; i < c.rows; i++ {
-		b.Field(0).(*array.Int64Builder).Append(first + int64(i))
+		b.Field(0).(*array.Int64Builder).Append(c.key(first + int64(i)))
 		b.Field(1).(*array.StringBuilder).Append(fmt.Sprint("value-", first+int64(i)))
 	}
 	return b.NewRecordBatch()

@@ -23,10 +23,10 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/tools/bench/cli"
 	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/tools/bench/report"
-	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
 )

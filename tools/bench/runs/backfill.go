@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/watcher"
 )
 

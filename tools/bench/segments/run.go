@@ -16,8 +16,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/floehq/floe/tools/bench/report"
 	"github.com/floehq/floe/internal/pinottest"
+	"github.com/floehq/floe/tools/bench/report"
 )
 
 // measurement is one child process run.
