@@ -222,13 +222,28 @@ func (c *sourceCache) load(ctx context.Context, ld TableLoader, t checkpoint.Tab
 	return src, nil
 }
 
+// KeyIndexMaxAge is how long a key index file is kept after it was
+// written (plan P12): a start sweeps older ones, and a live data file's
+// index swept with them is rebuilt when next needed.
+const KeyIndexMaxAge = 7 * 24 * time.Hour
+
 // recoverDead cleans up after this replica's previous life: its work
-// directory (tarballs of runs a SIGKILL interrupted) and its runs left
-// RUNNING in the history, marked ABANDONED.
+// directory (tarballs of runs a SIGKILL interrupted), the key index
+// directory's temporary and aged files, and its runs left RUNNING in the
+// history, marked ABANDONED.
 func (w *Watcher) recoverDead(ctx context.Context) error {
 	own := filepath.Join(w.opts.WorkDir, safeDirName(w.opts.Owner))
 	if err := os.RemoveAll(own); err != nil {
 		return fmt.Errorf("remove work dir of dead runs %s: %w", own, err)
+	}
+	if dir := w.opts.Plan.KeyIndexDir; dir != "" {
+		n, err := plan.SweepKeyIndex(dir, w.clock.Now().Add(-KeyIndexMaxAge))
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			w.log.Info("swept key index files", "dir", dir, "removed", n)
+		}
 	}
 	tables, err := w.deps.Store.ListTables(ctx)
 	if err != nil {

@@ -36,7 +36,7 @@ func (s stall) String() string { return [...]string{"frozen", "cut off from Redi
 // checkpoint.
 func TestFencing_StalledHolderNeverChangesPinot(t *testing.T) {
 	for _, s := range []stall{freeze, partition} {
-		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, nil, 4) })
+		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, nil, 4, nil) })
 	}
 }
 
@@ -45,11 +45,13 @@ func TestFencing_StalledHolderNeverChangesPinot(t *testing.T) {
 func TestFencing_StalledHolderNeverChangesPinotCluster(t *testing.T) {
 	pc := testpeer.StartPinot(t)
 	for _, s := range []stall{freeze, partition} {
-		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, pc, 3) })
+		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, pc, 3, nil) })
 	}
 }
 
-func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster, rounds int) {
+// fencingScenario stalls the lease holder rounds times while feed changes
+// the table (nil: a file appended every 2 s); feed returns its stop.
+func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster, rounds int, feed func(*cluster) func()) {
 	table := "events_" + strings.ReplaceAll(s.String(), " ", "_")
 	c := newCluster(t, settings{replicas: 2, leaseTTL: 3 * time.Second, batchFiles: 4, buildParallelism: 2,
 		claimTimeout: 3 * time.Second, schedule: "* * * * * ?", pinot: pc})
@@ -61,7 +63,10 @@ func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster, rounds in
 	c.lake.appendFiles(12, 20_000)
 	c.startAll()
 	c.createTable(c.replicas[1], table)
-	stop := c.appendEvery(2*time.Second, 30_000)
+	if feed == nil {
+		feed = func(c *cluster) func() { return c.appendEvery(2*time.Second, 30_000) }
+	}
+	stop := feed(c)
 	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimSuffix(strings.TrimPrefix(c.redisURL, "redis://"), "/0")})
 	defer rdb.Close()
 	stalled := 0

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 )
 
 // keyIndexMagic opens a key index file (P12). Layout, little-endian:
@@ -109,4 +112,36 @@ func writeKeyIndex(path, name string, k *fileKeys) error {
 		return fmt.Errorf("write key index: %w", err)
 	}
 	return nil
+}
+
+// SweepKeyIndex removes from dir the temporary files of writers that were
+// killed and the key index files last written before olderThan (those of
+// data files that compactions and expiry removed go this way; a live
+// file's index swept with them is rebuilt when next needed). It returns
+// how many files it removed.
+func SweepKeyIndex(dir string, olderThan time.Time) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("sweep key index directory: %w", err)
+	}
+	removed := 0
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".fki") && !strings.Contains(name, ".fki.tmp-") {
+			continue
+		}
+		if !strings.Contains(name, ".tmp-") {
+			info, err := e.Info()
+			if err != nil || !info.ModTime().Before(olderThan) {
+				continue
+			}
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err == nil {
+			removed++
+		}
+	}
+	return removed, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/watcher/plan"
@@ -91,5 +92,35 @@ func TestPlanner_Plan_KeyIndexDirectory(t *testing.T) {
 	if damaged.KeyIndex.Built != 1 || !slices.Equal(builtPaths(damaged), builtPaths(first)) {
 		t.Fatalf("P12: with one index file damaged, %d indexes were built and %v rebuilt, want 1 and %v",
 			damaged.KeyIndex.Built, builtPaths(damaged), builtPaths(first))
+	}
+}
+
+// P12: a sweep removes killed writers' temporary files and index files
+// written before the cut-off, and nothing else.
+func TestSweepKeyIndex(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	files := map[string]time.Time{"old.fki": now.Add(-8 * 24 * time.Hour), "new.fki": now,
+		"new.fki.tmp-123": now, "other.txt": now.Add(-30 * 24 * time.Hour)}
+	for name, at := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := plan.SweepKeyIndex(dir, now.Add(-7*24*time.Hour))
+	if err != nil || n != 2 {
+		t.Fatalf("swept %d files (%v), want 2", n, err)
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, "*"))
+	slices.Sort(left)
+	if want := []string{filepath.Join(dir, "new.fki"), filepath.Join(dir, "other.txt")}; !slices.Equal(left, want) {
+		t.Fatalf("left %v, want %v", left, want)
+	}
+	if n, err := plan.SweepKeyIndex(filepath.Join(dir, "missing"), now); n != 0 || err != nil {
+		t.Fatalf("a missing directory: %d %v", n, err)
 	}
 }
