@@ -216,3 +216,26 @@ func runLimit(limit int) int {
 	}
 	return limit
 }
+
+// stampCheckpoint sets the fields the store owns: the lease token, and
+// the commit time when the caller left it zero.
+func stampCheckpoint(cp Checkpoint, lease Lease, now time.Time) Checkpoint {
+	cp.LeaseToken = lease.Token
+	if cp.CommittedAt.IsZero() {
+		cp.CommittedAt = now.UTC()
+	}
+	if cp.Files == nil {
+		cp.Files = map[string]FileState{}
+	}
+	return cp
+}
+
+func checkAcquire(table, owner string, ttl time.Duration) error {
+	if err := checkName("table", table); err != nil {
+		return err
+	}
+	if err := checkName("lease owner", owner); err != nil {
+		return err
+	}
+	return checkTTL(ttl)
+}

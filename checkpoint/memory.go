@@ -261,19 +261,6 @@ func (m *Memory) CommitCheckpoint(_ context.Context, lease Lease, cp Checkpoint)
 	return nil
 }
 
-// stampCheckpoint sets the fields the store owns: the lease token, and
-// the commit time when the caller left it zero.
-func stampCheckpoint(cp Checkpoint, lease Lease, now time.Time) Checkpoint {
-	cp.LeaseToken = lease.Token
-	if cp.CommittedAt.IsZero() {
-		cp.CommittedAt = now.UTC()
-	}
-	if cp.Files == nil {
-		cp.Files = map[string]FileState{}
-	}
-	return cp
-}
-
 // PutRun inserts or updates a run and trims the history.
 func (m *Memory) PutRun(_ context.Context, r Run) error {
 	if err := checkRun(r); err != nil {
@@ -360,16 +347,6 @@ func (m *Memory) AcquireLease(_ context.Context, table, owner string, ttl time.D
 	cur.ExpiresAt = now.Add(ttl).UTC()
 	m.leases[table] = cur
 	return cur, nil
-}
-
-func checkAcquire(table, owner string, ttl time.Duration) error {
-	if err := checkName("table", table); err != nil {
-		return err
-	}
-	if err := checkName("lease owner", owner); err != nil {
-		return err
-	}
-	return checkTTL(ttl)
 }
 
 // liveLease returns the table's lease if it has not expired.
@@ -467,14 +444,6 @@ func cloneConnection(c Connection) Connection {
 	c.Props = maps.Clone(c.Props)
 	c.Secrets = maps.Clone(c.Secrets)
 	return c
-}
-
-func cloneTable(t Table) Table {
-	t.TaskConfig = maps.Clone(t.TaskConfig)
-	t.FieldIDs = maps.Clone(t.FieldIDs)
-	t.SchemaJSON = slices.Clone(t.SchemaJSON)
-	t.TableConfigJSON = slices.Clone(t.TableConfigJSON)
-	return t
 }
 
 func cloneCheckpoint(cp Checkpoint) Checkpoint {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -115,4 +117,12 @@ func changedTable(t Table) TableChange {
 // deletedTable returns the change a deletion at revision rev makes.
 func deletedTable(name string, rev int64) TableChange {
 	return TableChange{Revision: rev, Name: name}
+}
+
+func cloneTable(t Table) Table {
+	t.TaskConfig = maps.Clone(t.TaskConfig)
+	t.FieldIDs = maps.Clone(t.FieldIDs)
+	t.SchemaJSON = slices.Clone(t.SchemaJSON)
+	t.TableConfigJSON = slices.Clone(t.TableConfigJSON)
+	return t
 }
