@@ -3,7 +3,6 @@ package api_test
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -20,13 +19,12 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
-	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite"
 
 	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/lakefixture"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 )
@@ -57,15 +55,12 @@ func newSQLLake(t *testing.T, rows int) *sqlLake {
 	t.Helper()
 	dir := t.TempDir()
 	l := &sqlLake{dbPath: filepath.Join(dir, "catalog.db"), name: "lakecat", rows: rows}
-	db, err := sql.Open("sqlite", l.dbPath+"?_pragma=busy_timeout(10000)")
+	lake, err := lakefixture.Open(lakefixture.Options{Name: l.name, DBPath: l.dbPath, Warehouse: "file://" + dir, BusyTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer db.Close()
-	cat, err := sqlcat.NewCatalog(l.name, db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	defer lake.Close()
+	cat := lake.Catalog
 	ctx := context.Background()
 	for _, ns := range []string{"sales", "web"} {
 		if err := cat.CreateNamespace(ctx, table.Identifier{ns}, nil); err != nil {

@@ -159,6 +159,7 @@ func (s *Server) routes() []route {
 		{"POST /api/v1/tables/{name}/notify", s.handleNotify, admin, false},
 		{"POST /api/v1/tables/{name}/pause", s.handlePause, admin, false},
 		{"POST /api/v1/tables/{name}/resume", s.handleResume, admin, false},
+		{"GET /api/v1/catalog-types", s.handleCatalogTypes, read, false},
 		{"GET /api/v1/connections", s.handleListConnections, read, false},
 		{"POST /api/v1/connections", s.handlePutConnection, admin, false},
 		{"GET /api/v1/connections/{name}", s.handleGetConnection, read, false},

@@ -84,17 +84,8 @@ func Open(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, error)
 		logger = slog.New(slog.DiscardHandler)
 	}
 	logger = logger.With(slog.String("connection", cfg.Name), slog.String("catalog_type", cfg.Type))
-	switch cfg.Type {
-	case TypeSQL:
-		return openSQL(ctx, cfg, logger)
-	case TypeHadoop:
-		return openHadoop(ctx, cfg, logger)
-	case TypeREST:
-		return openREST(ctx, cfg, logger)
-	case TypeS3Tables:
-		return openS3Tables(ctx, cfg, logger)
-	case TypeGlue:
-		return openGlue(ctx, cfg, logger)
+	if def, ok := lookupType(cfg.Type); ok {
+		return def.open(ctx, cfg, logger)
 	}
 	return nil, fmt.Errorf("open catalog %s: %w: unknown type %q", cfg.Name, ErrInvalidConfig, cfg.Type)
 }

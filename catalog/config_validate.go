@@ -31,21 +31,14 @@ func (c Config) Validate() error {
 	if strings.TrimSpace(c.Name) == "" {
 		v.add("", "name", "must not be empty")
 	}
-	switch c.Type {
-	case TypeREST:
-		v.rest()
-	case TypeS3Tables:
-		v.s3tables()
-	case TypeGlue:
-		v.glue()
-	case TypeSQL:
-		v.sql()
-	case TypeHadoop:
-		v.require(PropWarehouse)
-	case "":
-		v.add("", "type", "must not be empty (one of rest, s3tables, glue, sql, hadoop)")
+	def, known := lookupType(c.Type)
+	switch {
+	case known:
+		def.validate(v)
+	case c.Type == "":
+		v.add("", "type", "must not be empty (one of "+typeList(", ")+")")
 	default:
-		v.add("", "type", fmt.Sprintf("unknown catalog type %q (want rest, s3tables, glue, sql or hadoop)", c.Type))
+		v.add("", "type", fmt.Sprintf("unknown catalog type %q (want %s)", c.Type, typeList(" or ")))
 	}
 	v.common()
 	v.checkCredentials()

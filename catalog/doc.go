@@ -37,6 +37,11 @@
 //	          secrets: password (put into the postgres DSN)
 //	hadoop    warehouse (file path, file:// or s3:// URL, required)
 //
+// [Types] describes each type's form props and secrets (required, secret,
+// choices, a description) from the same definitions Validate and Open
+// use (types.go); the API serves it to the status page's connection form.
+// A new type is a file with its definition and one line in typeDefs.
+//
 // # AWS credentials and endpoints
 //
 // The catalog (metastore) side uses secrets access-key-id,

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/url"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/glue"
@@ -74,30 +73,29 @@ func glueWarehouse(ctx context.Context, cfg Config, awsCfg aws.Config) (string, 
 	return aws.ToString(out.Account), nil
 }
 
-// glueNative reads Iceberg tables registered in Glue.
+// glueNative is the pointer source of a Glue Data Catalog: databases are
+// namespaces, Iceberg tables carry their metadata pointer in the
+// metadata_location parameter.
 type glueNative struct {
-	cfg       Config
 	client    *glue.Client
 	catalogID *string
-	data      *dataAccess
-	timeout   time.Duration
-	identity  identityCheck
 }
 
-var _ Catalog = (*glueNative)(nil)
+var _ pointerSource = (*glueNative)(nil)
 
-func newGlueNative(cfg Config, awsCfg aws.Config, data *dataAccess, logger *slog.Logger) *glueNative {
+func newGlueNative(cfg Config, awsCfg aws.Config, data *dataAccess, logger *slog.Logger) *pointerCatalog {
 	client := glue.NewFromConfig(awsCfg, func(o *glue.Options) {
 		if ep := cfg.endpointFor(svcGlue); ep != "" {
 			o.BaseEndpoint = aws.String(ep)
 		}
 	})
-	g := &glueNative{cfg: cfg, client: client, data: data, timeout: cfg.timeout(), identity: cfg.callerIdentity(awsCfg)}
+	g := &glueNative{client: client}
 	if id := cfg.prop(PropCatalogID); id != "" {
 		g.catalogID = aws.String(id)
 	}
 	logger.Debug("opened Glue through the native API", slog.String("region", awsCfg.Region))
-	return g
+	return &pointerCatalog{cfg: cfg, src: g, data: data, access: awsaccess.GlueNative, resource: g.resource(),
+		timeout: cfg.timeout(), identity: cfg.callerIdentity(awsCfg)}
 }
 
 func (g *glueNative) resource(parts ...string) string {
@@ -111,12 +109,7 @@ func (g *glueNative) resource(parts ...string) string {
 	return r
 }
 
-func (g *glueNative) ListNamespaces(ctx context.Context, parent []string, page PageRequest) (Page[Namespace], error) {
-	if len(parent) > 0 { // Glue databases have one level
-		return Page[Namespace]{Items: []Namespace{}}, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
-	defer cancel()
+func (g *glueNative) listNamespaces(ctx context.Context, page PageRequest) (Page[Namespace], error) {
 	out, err := g.client.GetDatabases(ctx, &glue.GetDatabasesInput{CatalogId: g.catalogID, NextToken: token(page),
 		MaxResults: aws.Int32(int32(min(page.size(), 100)))})
 	if err != nil {
@@ -129,11 +122,9 @@ func (g *glueNative) ListNamespaces(ctx context.Context, parent []string, page P
 	return p, nil
 }
 
-// ListTables lists the Iceberg tables of a database (other tables are
+// listTables lists the Iceberg tables of a database (other tables are
 // left out, so a page may hold fewer than Size items).
-func (g *glueNative) ListTables(ctx context.Context, namespace []string, page PageRequest) (Page[TableIdent], error) {
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
-	defer cancel()
+func (g *glueNative) listTables(ctx context.Context, namespace []string, page PageRequest) (Page[TableIdent], error) {
 	db := strings.Join(namespace, ".")
 	out, err := g.client.GetTables(ctx, &glue.GetTablesInput{CatalogId: g.catalogID, DatabaseName: aws.String(db),
 		NextToken: token(page), MaxResults: aws.Int32(int32(min(page.size(), 100)))})
@@ -149,27 +140,19 @@ func (g *glueNative) ListTables(ctx context.Context, namespace []string, page Pa
 	return p, nil
 }
 
-func (g *glueNative) LoadTable(ctx context.Context, ident TableIdent) (*Table, error) {
-	if err := ident.check(); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, g.timeout)
-	defer cancel()
+// locate reads the table's metadata_location parameter (GetTable).
+func (g *glueNative) locate(ctx context.Context, ident TableIdent) (string, error) {
 	db := strings.Join(ident.Namespace, ".")
 	res := g.resource(db, ident.Name)
 	out, err := g.client.GetTable(ctx, &glue.GetTableInput{CatalogId: g.catalogID, DatabaseName: aws.String(db), Name: aws.String(ident.Name)})
 	if err != nil {
-		return nil, wrapErr("get table", res, hint(awsaccess.GlueNative, awsaccess.OpLoadTable, err), err)
+		return "", wrapErr("get table", res, hint(awsaccess.GlueNative, awsaccess.OpLoadTable, err), err)
 	}
 	loc, err := glueMetadataLocation(out.Table.Parameters)
 	if err != nil {
-		return nil, &Error{Op: "get table", Resource: res, Kind: ErrBadMetadata, Err: err}
+		return "", &Error{Op: "get table", Resource: res, Kind: ErrBadMetadata, Err: err}
 	}
-	tbl, err := g.data.loadFromLocation(ctx, ident, loc)
-	if err != nil {
-		return nil, err
-	}
-	return g.cfg.newTable(ident, tbl), nil
+	return loc, nil
 }
 
 // glueMetadataLocation checks a Glue table's Iceberg parameters.
@@ -187,17 +170,3 @@ func glueMetadataLocation(params map[string]string) (string, error) {
 	}
 	return loc, nil
 }
-
-func (g *glueNative) Describe(ctx context.Context, ident TableIdent) (TableInfo, error) {
-	t, err := g.LoadTable(ctx, ident)
-	if err != nil {
-		return TableInfo{}, err
-	}
-	return t.Info(), nil
-}
-
-func (g *glueNative) Validate(ctx context.Context) Report {
-	return validate(ctx, g, awsaccess.GlueNative, g.resource(), g.identity)
-}
-
-func (g *glueNative) Close() error { return nil }

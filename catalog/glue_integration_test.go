@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/glue"
 	gluetypes "github.com/aws/aws-sdk-go-v2/service/glue/types"
 	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/catalog/catalogtest"
 	"github.com/floehq/floe/internal/testpeer"
 )
 
@@ -94,8 +95,19 @@ func TestGlue_NativeOnMoto(t *testing.T) {
 
 func TestGlue_ValidateOnMoto(t *testing.T) {
 	moto := testpeer.StartMoto(t)
-	glueFixture(t, moto, false)
+	loc := glueFixture(t, moto, false)
 	checkValid(t, openOK(t, glueConfig(moto)))
+	t.Run("conformance", func(t *testing.T) {
+		cfg := glueConfig(moto)
+		cfg.Secrets = conformanceSecrets("")
+		catalogtest.Run(t, catalogtest.Lake{
+			Open:       func(t *testing.T) catalog.Catalog { return openOK(t, cfg) },
+			Namespaces: []string{"sales"}, Tables: []string{"orders"},
+			Table:            catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"},
+			MetadataLocation: loc, Secrets: []string{confKeyID, confSecret},
+			Broken: brokenAWS(cfg), BrokenKind: catalog.ErrUnreachable, BrokenSecrets: []string{confKeyID, confSecret},
+		})
+	})
 
 	// A database whose only table has no metadata pointer: the load step
 	// fails and says why.
@@ -113,4 +125,5 @@ func TestGlue_ValidateOnMoto(t *testing.T) {
 		!strings.Contains(rep.Steps[load].Error, "metadata_location is missing") || rep.Steps[footer].Status != catalog.StepSkipped {
 		t.Fatalf("Validate = %+v, want the load step to fail on the missing metadata_location", rep)
 	}
+
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/catalog/catalogtest"
 	"github.com/floehq/floe/internal/testpeer"
 )
 
@@ -27,4 +28,23 @@ func TestHadoopCatalog_S3Warehouse(t *testing.T) {
 	}
 	checkLoaded(t, cat, catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"}, "")
 	checkValid(t, cat)
+
+	t.Run("conformance", func(t *testing.T) {
+		hadoopMoreTables(t, "s3://hadoop-wh/wh", props)
+		cfg := catalog.Config{Name: "s3files", Type: catalog.TypeHadoop,
+			Props:   map[string]string{catalog.PropWarehouse: "s3://hadoop-wh/wh", catalog.PropRegion: "us-east-1", "endpoint.s3": moto},
+			Secrets: conformanceSecrets("")}
+		broken := cfg
+		broken.Props = map[string]string{catalog.PropWarehouse: "s3://hadoop-wh/wh", catalog.PropRegion: "us-east-1", "endpoint.s3": deadEndpoint(t)}
+		catalogtest.Run(t, catalogtest.Lake{
+			Open:       func(t *testing.T) catalog.Catalog { return openOK(t, cfg) },
+			Namespaces: []string{"hr", "sales"}, Tables: []string{"orders", "returns"},
+			Table:   catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"},
+			Secrets: []string{confKeyID, confSecret},
+			Broken: func(t *testing.T) (catalog.Catalog, error) {
+				return catalog.Open(t.Context(), broken, discard())
+			},
+			BrokenKind: catalog.ErrUnreachable, BrokenSecrets: []string{confKeyID, confSecret},
+		})
+	})
 }

@@ -2,6 +2,7 @@ package catalog_test
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +11,8 @@ import (
 	"github.com/apache/iceberg-go/catalog/hadoop"
 	"github.com/apache/iceberg-go/table"
 	"github.com/floehq/floe/catalog"
-	"github.com/floehq/floe/catalog/internal/fixture"
+	"github.com/floehq/floe/catalog/catalogtest"
+	"github.com/floehq/floe/internal/lakefixture"
 )
 
 // hadoopFixture writes sales.orders (2 snapshots, 30 rows) into a Hadoop
@@ -24,17 +26,12 @@ func hadoopFixture(t *testing.T, wh string, props iceberg.Properties) {
 	if err := cat.CreateNamespace(t.Context(), table.Identifier{"sales"}, nil); err != nil {
 		t.Fatalf("create namespace: %v", err)
 	}
-	tbl, err := cat.CreateTable(t.Context(), table.Identifier{"sales", "orders"}, fixture.Schema())
+	tbl, err := cat.CreateTable(t.Context(), table.Identifier{"sales", "orders"}, lakefixture.Schema())
 	if err != nil {
 		t.Fatalf("create table: %v", err)
 	}
-	for i, n := range []int{10, 20} {
-		at := fixture.Rows(int64(i*10), n)
-		tbl, err = tbl.AppendTable(t.Context(), at, int64(n), nil)
-		at.Release()
-		if err != nil {
-			t.Fatalf("append: %v", err)
-		}
+	if _, err := lakefixture.AppendBatches(t.Context(), tbl, 10, 20); err != nil {
+		t.Fatalf("append: %v", err)
 	}
 }
 
@@ -77,5 +74,56 @@ func TestSQLCatalog_OpenErrors(t *testing.T) {
 		Props: map[string]string{"uri": "postgres://floe@" + dead + "/cat?sslmode=disable"}, Secrets: map[string]string{"password": "pw-secret"}}, discard())
 	if !errors.Is(err, catalog.ErrUnreachable) || !strings.Contains(err.Error(), dead) || strings.Contains(err.Error(), "pw-secret") {
 		t.Fatalf("Open(postgres down) = %v, want ErrUnreachable naming %s without the password", err, dead)
+	}
+}
+
+// TestHadoopCatalog_Conformance runs the catalog conformance suite on a
+// local Hadoop warehouse; the broken connection names a file that is not
+// a warehouse directory.
+func TestHadoopCatalog_Conformance(t *testing.T) {
+	dir := t.TempDir()
+	wh := filepath.Join(dir, "wh")
+	hadoopLake(t, wh, nil)
+	notADir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notADir, []byte("not a warehouse"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	catalogtest.Run(t, catalogtest.Lake{
+		Open: func(t *testing.T) catalog.Catalog {
+			return openOK(t, catalog.Config{Name: "files", Type: catalog.TypeHadoop, Props: map[string]string{catalog.PropWarehouse: "file://" + wh}})
+		},
+		Namespaces: []string{"hr", "sales"},
+		Table:      catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"},
+		Tables:     []string{"orders", "returns"},
+		Broken: func(t *testing.T) (catalog.Catalog, error) {
+			return catalog.Open(t.Context(), catalog.Config{Name: "file", Type: catalog.TypeHadoop,
+				Props: map[string]string{catalog.PropWarehouse: "file://" + notADir}}, discard())
+		},
+		BrokenKind: catalog.ErrBadCatalog,
+	})
+}
+
+// hadoopLake is hadoopFixture plus hadoopMoreTables.
+func hadoopLake(t *testing.T, wh string, props iceberg.Properties) {
+	t.Helper()
+	hadoopFixture(t, wh, props)
+	hadoopMoreTables(t, wh, props)
+}
+
+// hadoopMoreTables adds the empty tables sales.returns and hr.people to
+// hadoopFixture's warehouse, for listing.
+func hadoopMoreTables(t *testing.T, wh string, props iceberg.Properties) {
+	t.Helper()
+	cat, err := hadoop.NewCatalog("w", wh, props)
+	if err != nil {
+		t.Fatalf("hadoop catalog: %v", err)
+	}
+	if err := cat.CreateNamespace(t.Context(), table.Identifier{"hr"}, nil); err != nil {
+		t.Fatalf("create namespace: %v", err)
+	}
+	for _, id := range []table.Identifier{{"sales", "returns"}, {"hr", "people"}} {
+		if _, err := cat.CreateTable(t.Context(), id, lakefixture.Schema()); err != nil {
+			t.Fatalf("create table %v: %v", id, err)
+		}
 	}
 }

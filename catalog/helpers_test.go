@@ -39,3 +39,14 @@ func freePort(t *testing.T) int {
 	defer l.Close()
 	return l.Addr().(*net.TCPAddr).Port
 }
+
+// openOK opens cfg or ends the test; the catalog closes with it.
+func openOK(t *testing.T, cfg catalog.Config) catalog.Catalog {
+	t.Helper()
+	cat, err := catalog.Open(t.Context(), cfg, discard())
+	if err != nil {
+		t.Fatalf("Open(%v): %v", cfg, err)
+	}
+	t.Cleanup(func() { _ = cat.Close() })
+	return cat
+}

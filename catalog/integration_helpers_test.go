@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -19,7 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3tables"
 	"github.com/aws/smithy-go"
 	"github.com/floehq/floe/catalog"
-	"github.com/floehq/floe/catalog/internal/fixture"
+	"github.com/floehq/floe/internal/lakefixture"
 	"github.com/floehq/floe/internal/testpeer"
 )
 
@@ -128,8 +129,8 @@ func s3TablesAddTable(t *testing.T, endpoint, arn, ns, name string) string {
 	}
 	// Written by iceberg-go: PyIceberg's pyarrow FileIO lists objects before
 	// writing, which table buckets (and moto's model of them) refuse.
-	tbl, err := fixture.SQLTableAt(ctx, filepath.Join(t.TempDir(), "scratch.db"), "scratch", "s3://unused/wh",
-		aws.ToString(md.WarehouseLocation), motoFileIO(endpoint), ns, name, 10, 20)
+	tbl, err := lakefixture.WriteFixture(ctx, lakefixture.Options{Name: "scratch", DBPath: filepath.Join(t.TempDir(), "scratch.db"),
+		Warehouse: "s3://unused/wh", Props: motoFileIO(endpoint)}, ns, name, aws.ToString(md.WarehouseLocation), 10, 20)
 	if err != nil {
 		t.Fatalf("write %s.%s with iceberg-go: %v", ns, name, err)
 	}
@@ -204,12 +205,29 @@ func checkValid(t *testing.T, cat catalog.Catalog) {
 	}
 }
 
-func openOK(t *testing.T, cfg catalog.Config) catalog.Catalog {
-	t.Helper()
-	cat, err := catalog.Open(t.Context(), cfg, discard())
-	if err != nil {
-		t.Fatalf("Open(%v): %v", cfg, err)
+// Conformance keys: moto takes any key, and these are long and distinctive
+// enough that the suite can look for them in every error.
+const (
+	confKeyID  = "AKIAFLOECONFORMANCE7"
+	confSecret = "floe-conformance-secret-access-key-0001"
+)
+
+// conformanceSecrets are the conformance keys under prefix ("" or "data.").
+func conformanceSecrets(prefix string) map[string]string {
+	return map[string]string{prefix + catalog.SecretAccessKeyID: confKeyID, prefix + catalog.SecretSecretAccessKey: confSecret}
+}
+
+// deadEndpoint is a loopback URL nothing listens on.
+func deadEndpoint(t *testing.T) string {
+	return "http://127.0.0.1:" + itoa(testpeer.FreePort(t))
+}
+
+// brokenAWS opens cfg against a dead endpoint: every AWS call is
+// ErrUnreachable.
+func brokenAWS(cfg catalog.Config) func(t *testing.T) (catalog.Catalog, error) {
+	return func(t *testing.T) (catalog.Catalog, error) {
+		cfg.Props = maps.Clone(cfg.Props)
+		cfg.Props[catalog.PropEndpoint] = deadEndpoint(t)
+		return catalog.Open(t.Context(), cfg, discard())
 	}
-	t.Cleanup(func() { _ = cat.Close() })
-	return cat
 }

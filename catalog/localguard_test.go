@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/catalog"
-	"github.com/floehq/floe/catalog/internal/fixture"
+	"github.com/floehq/floe/internal/lakefixture"
 )
 
 // The catalog, not the connection, names a table's metadata, manifests and
@@ -19,7 +19,7 @@ import (
 func TestPolicy_GuardsLocalTableFiles(t *testing.T) {
 	root, outside := t.TempDir(), t.TempDir()
 	dbPath := filepath.Join(root, "catalog.db")
-	if _, err := fixture.SQLTable(t.Context(), dbPath, "demo", "file://"+outside, nil, "sales", "orders", 10, 20); err != nil {
+	if _, err := lakefixture.WriteFixture(t.Context(), lakefixture.Options{Name: "demo", DBPath: dbPath, Warehouse: "file://" + outside}, "sales", "orders", "", 10, 20); err != nil {
 		t.Fatalf("write fixture: %v", err)
 	}
 	plan := func(roots ...string) (int, error) {
@@ -64,7 +64,7 @@ func TestPolicy_GuardsSymlinkedTableFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	dbPath := filepath.Join(root, "catalog.db")
-	if _, err := fixture.SQLTable(t.Context(), dbPath, "demo", "file://"+filepath.Join(root, "wh"), nil, "sales", "orders", 10); err != nil {
+	if _, err := lakefixture.WriteFixture(t.Context(), lakefixture.Options{Name: "demo", DBPath: dbPath, Warehouse: "file://" + filepath.Join(root, "wh")}, "sales", "orders", "", 10); err != nil {
 		t.Fatalf("write fixture: %v", err)
 	}
 	cfg, err := catalog.Policy{LocalRoots: []string{root}}.Resolve(catalog.Config{Name: "demo", Type: catalog.TypeSQL,

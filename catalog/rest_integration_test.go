@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/catalog/catalogtest"
 	"github.com/floehq/floe/internal/testpeer"
 )
 
@@ -47,4 +48,23 @@ func TestREST_IcebergRESTServer(t *testing.T) {
 	if !errors.Is(err, catalog.ErrNotFound) {
 		t.Errorf("LoadTable(sales.nope) = %v, want ErrNotFound", err)
 	}
+
+	t.Run("conformance", func(t *testing.T) {
+		const token = "floe-conformance-bearer-token-0001"
+		conf := cfg
+		conf.Secrets = conformanceSecrets("data.")
+		conf.Secrets[catalog.SecretToken] = token
+		broken := conf
+		broken.Props = map[string]string{catalog.PropURI: deadEndpoint(t)}
+		catalogtest.Run(t, catalogtest.Lake{
+			Open:       func(t *testing.T) catalog.Catalog { return openOK(t, conf) },
+			Namespaces: []string{"hr", "sales"}, Tables: []string{"orders", "returns"},
+			Table:            catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"},
+			MetadataLocation: want["sales.orders"], Secrets: []string{confKeyID, confSecret, token},
+			Broken: func(t *testing.T) (catalog.Catalog, error) {
+				return catalog.Open(t.Context(), broken, discard())
+			},
+			BrokenKind: catalog.ErrUnreachable, BrokenSecrets: []string{confKeyID, confSecret, token},
+		})
+	})
 }

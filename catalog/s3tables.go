@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3tables"
@@ -62,36 +61,27 @@ func openS3TablesREST(ctx context.Context, cfg Config, arn TableBucketARN, catal
 		access: awsaccess.S3TablesREST, identity: cfg.callerIdentity(catalogCfg)}, nil
 }
 
-// s3TablesNative reads a table bucket through the S3 Tables API.
+// s3TablesNative is the pointer source of a table bucket, through the
+// S3 Tables API (GetTableMetadataLocation).
 type s3TablesNative struct {
-	cfg      Config
-	arn      TableBucketARN
-	client   *s3tables.Client
-	data     *dataAccess
-	logger   *slog.Logger
-	timeout  time.Duration
-	identity identityCheck
+	arn    TableBucketARN
+	client *s3tables.Client
 }
 
-var _ Catalog = (*s3TablesNative)(nil)
+var _ pointerSource = (*s3TablesNative)(nil)
 
-func newS3TablesNative(cfg Config, arn TableBucketARN, catalogCfg aws.Config, data *dataAccess, logger *slog.Logger) *s3TablesNative {
+func newS3TablesNative(cfg Config, arn TableBucketARN, catalogCfg aws.Config, data *dataAccess, logger *slog.Logger) *pointerCatalog {
 	client := s3tables.NewFromConfig(catalogCfg, func(o *s3tables.Options) {
 		if ep := cfg.endpointFor(svcS3Tables); ep != "" {
 			o.BaseEndpoint = aws.String(ep)
 		}
 	})
 	logger.Debug("opened S3 Tables through the native API", slog.String("arn", arn.String()))
-	return &s3TablesNative{cfg: cfg, arn: arn, client: client, data: data, logger: logger, timeout: cfg.timeout(),
-		identity: cfg.callerIdentity(catalogCfg)}
+	return &pointerCatalog{cfg: cfg, src: &s3TablesNative{arn: arn, client: client}, data: data,
+		access: awsaccess.S3TablesNative, resource: arn.String(), timeout: cfg.timeout(), identity: cfg.callerIdentity(catalogCfg)}
 }
 
-func (s *s3TablesNative) ListNamespaces(ctx context.Context, parent []string, page PageRequest) (Page[Namespace], error) {
-	if len(parent) > 0 { // S3 Tables namespaces have one level
-		return Page[Namespace]{Items: []Namespace{}}, nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+func (s *s3TablesNative) listNamespaces(ctx context.Context, page PageRequest) (Page[Namespace], error) {
 	out, err := s.client.ListNamespaces(ctx, &s3tables.ListNamespacesInput{
 		TableBucketARN: aws.String(s.arn.String()), ContinuationToken: token(page), MaxNamespaces: aws.Int32(int32(page.size())),
 	})
@@ -105,9 +95,7 @@ func (s *s3TablesNative) ListNamespaces(ctx context.Context, parent []string, pa
 	return p, nil
 }
 
-func (s *s3TablesNative) ListTables(ctx context.Context, namespace []string, page PageRequest) (Page[TableIdent], error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+func (s *s3TablesNative) listTables(ctx context.Context, namespace []string, page PageRequest) (Page[TableIdent], error) {
 	ns := strings.Join(namespace, ".")
 	out, err := s.client.ListTables(ctx, &s3tables.ListTablesInput{
 		TableBucketARN: aws.String(s.arn.String()), Namespace: aws.String(ns),
@@ -123,45 +111,24 @@ func (s *s3TablesNative) ListTables(ctx context.Context, namespace []string, pag
 	return p, nil
 }
 
-func (s *s3TablesNative) LoadTable(ctx context.Context, ident TableIdent) (*Table, error) {
-	if err := ident.check(); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
+// locate asks GetTableMetadataLocation; a table nothing was committed to
+// has no location yet.
+func (s *s3TablesNative) locate(ctx context.Context, ident TableIdent) (string, error) {
 	ns := strings.Join(ident.Namespace, ".")
 	tableARN := s.arn.TableARN(ns, ident.Name)
 	out, err := s.client.GetTableMetadataLocation(ctx, &s3tables.GetTableMetadataLocationInput{
 		TableBucketARN: aws.String(s.arn.String()), Namespace: aws.String(ns), Name: aws.String(ident.Name),
 	})
 	if err != nil {
-		return nil, s.err("get table metadata location", tableARN, hint(awsaccess.S3TablesNative, awsaccess.OpLoadTable, err), err)
+		return "", s.err("get table metadata location", tableARN, hint(awsaccess.S3TablesNative, awsaccess.OpLoadTable, err), err)
 	}
 	loc := aws.ToString(out.MetadataLocation)
 	if loc == "" {
-		return nil, &Error{Op: "get table metadata location", Resource: tableARN, Kind: ErrBadMetadata,
+		return "", &Error{Op: "get table metadata location", Resource: tableARN, Kind: ErrBadMetadata,
 			Err: errors.New("the table has no metadata location yet (nothing committed to it)")}
 	}
-	tbl, err := s.data.loadFromLocation(ctx, ident, loc)
-	if err != nil {
-		return nil, err
-	}
-	return s.cfg.newTable(ident, tbl), nil
+	return loc, nil
 }
-
-func (s *s3TablesNative) Describe(ctx context.Context, ident TableIdent) (TableInfo, error) {
-	t, err := s.LoadTable(ctx, ident)
-	if err != nil {
-		return TableInfo{}, err
-	}
-	return t.Info(), nil
-}
-
-func (s *s3TablesNative) Validate(ctx context.Context) Report {
-	return validate(ctx, s, awsaccess.S3TablesNative, s.arn.String(), s.identity)
-}
-
-func (s *s3TablesNative) Close() error { return nil }
 
 // err wraps an S3 Tables API error; a missing bucket or table in the ARN's
 // region also hints that the region may be wrong.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/catalog/catalogtest"
 	"github.com/floehq/floe/internal/testpeer"
 )
 
@@ -43,6 +44,18 @@ func TestS3Tables_NativeOnMoto(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), moto+"/iceberg") {
 			t.Fatalf("Open(mode=rest) on moto = %v, want an error naming %s/iceberg", err, moto)
 		}
+	})
+	t.Run("conformance", func(t *testing.T) {
+		s3TablesAddTable(t, moto, arn, "sales", "returns")
+		s3TablesAddTable(t, moto, arn, "hr", "people")
+		cfg := s3tablesConfig(moto, arn, catalog.ModeNative)
+		cfg.Secrets = conformanceSecrets("")
+		catalogtest.Run(t, catalogtest.Lake{
+			Open:       func(t *testing.T) catalog.Catalog { return openOK(t, cfg) },
+			Namespaces: []string{"hr", "sales"}, Tables: []string{"orders", "returns"},
+			Table: ident, MetadataLocation: loc, Secrets: []string{confKeyID, confSecret},
+			Broken: brokenAWS(cfg), BrokenKind: catalog.ErrUnreachable, BrokenSecrets: []string{confKeyID, confSecret},
+		})
 	})
 }
 

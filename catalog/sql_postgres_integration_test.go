@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/catalog/catalogtest"
 	"github.com/floehq/floe/internal/testpeer"
 )
 
@@ -31,9 +32,26 @@ func TestSQL_PyIcebergOnPostgres(t *testing.T) {
 	checkLoaded(t, cat, catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"}, written[0].MetadataLocation)
 	checkValid(t, cat)
 
+	good := cfg
 	cfg.Secrets = map[string]string{catalog.SecretPassword: "not-the-password"}
 	_, err = catalog.Open(t.Context(), cfg, discard())
 	if !errors.Is(err, catalog.ErrBadCredentials) || strings.Contains(err.Error(), "not-the-password") {
 		t.Fatalf("Open(wrong password) = %v, want ErrBadCredentials without the password", err)
 	}
+
+	t.Run("conformance", func(t *testing.T) {
+		const wrong = "floe-conformance-wrong-password-0001"
+		broken := good
+		broken.Secrets = map[string]string{catalog.SecretPassword: wrong}
+		catalogtest.Run(t, catalogtest.Lake{
+			Open:       func(t *testing.T) catalog.Catalog { return openOK(t, good) },
+			Namespaces: []string{"hr", "sales"}, Tables: []string{"orders"},
+			Table:            catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"},
+			MetadataLocation: written[0].MetadataLocation, Secrets: []string{pg.Password},
+			Broken: func(t *testing.T) (catalog.Catalog, error) {
+				return catalog.Open(t.Context(), broken, discard())
+			},
+			BrokenKind: catalog.ErrBadCredentials, BrokenSecrets: []string{wrong},
+		})
+	})
 }

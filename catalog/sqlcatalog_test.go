@@ -6,11 +6,13 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/floehq/floe/catalog"
-	"github.com/floehq/floe/catalog/internal/fixture"
+	"github.com/floehq/floe/catalog/catalogtest"
+	"github.com/floehq/floe/internal/lakefixture"
 )
 
 func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -20,7 +22,7 @@ func sqlFixture(t *testing.T) (dbPath, wh string) {
 	t.Helper()
 	dir := t.TempDir()
 	dbPath, wh = filepath.Join(dir, "catalog.db"), "file://"+filepath.Join(dir, "wh")
-	if _, err := fixture.SQLTable(t.Context(), dbPath, "demo", wh, nil, "sales", "orders", 10, 20); err != nil {
+	if _, err := lakefixture.WriteFixture(t.Context(), lakefixture.Options{Name: "demo", DBPath: dbPath, Warehouse: wh}, "sales", "orders", "", 10, 20); err != nil {
 		t.Fatalf("write fixture: %v", err)
 	}
 	return dbPath, wh
@@ -134,7 +136,7 @@ func TestSQLCatalog_Paging(t *testing.T) {
 	dir := t.TempDir()
 	dbPath, wh := filepath.Join(dir, "c.db"), "file://"+filepath.Join(dir, "wh")
 	for _, ns := range []string{"a", "b", "c"} {
-		if _, err := fixture.SQLTable(t.Context(), dbPath, "demo", wh, nil, ns, "t"); err != nil {
+		if _, err := lakefixture.WriteFixture(t.Context(), lakefixture.Options{Name: "demo", DBPath: dbPath, Warehouse: wh}, ns, "t", ""); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -163,4 +165,37 @@ func TestSQLCatalog_Paging(t *testing.T) {
 	if _, err := cat.ListNamespaces(t.Context(), nil, catalog.PageRequest{Token: "x"}); !errors.Is(err, catalog.ErrInvalidConfig) {
 		t.Errorf("bad token = %v, want ErrInvalidConfig", err)
 	}
+}
+
+// TestSQLCatalog_Conformance runs the catalog conformance suite on a
+// sqlite SQL catalog; the broken connection names a file that is not a
+// catalog database.
+func TestSQLCatalog_Conformance(t *testing.T) {
+	dir := t.TempDir()
+	l := lakefixture.OpenT(t, lakefixture.Options{Name: "demo", DBPath: filepath.Join(dir, "catalog.db"), Warehouse: "file://" + filepath.Join(dir, "wh")})
+	orders, err := l.FixtureTable(t.Context(), "sales", "orders", "", 10, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range [][2]string{{"sales", "returns"}, {"hr", "people"}} {
+		if _, err := l.FixtureTable(t.Context(), id[0], id[1], ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	notADB := filepath.Join(dir, "notes.db")
+	if err := os.WriteFile(notADB, []byte("these are notes, not a sqlite database file\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	catalogtest.Run(t, catalogtest.Lake{
+		Open:             func(t *testing.T) catalog.Catalog { return openSQL(t, l.DBPath) },
+		Namespaces:       []string{"hr", "sales"},
+		Table:            catalog.TableIdent{Namespace: []string{"sales"}, Name: "orders"},
+		Tables:           []string{"orders", "returns"},
+		MetadataLocation: orders.MetadataLocation(),
+		Broken: func(t *testing.T) (catalog.Catalog, error) {
+			return catalog.Open(t.Context(), catalog.Config{Name: "notes", Type: catalog.TypeSQL,
+				Props: map[string]string{catalog.PropURI: notADB}}, discard())
+		},
+		BrokenKind: catalog.ErrBadCatalog,
+	})
 }

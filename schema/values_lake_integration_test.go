@@ -4,7 +4,6 @@ package schema_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/binary"
 	"math"
 	"path/filepath"
@@ -17,10 +16,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 	icecatalog "github.com/apache/iceberg-go/catalog"
-	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	"github.com/google/uuid"
-	_ "modernc.org/sqlite" // pure-Go sqlite driver "sqlite"
+
+	"github.com/floehq/floe/internal/lakefixture"
 )
 
 // evRow is one row of the every-type table; nil pointers, nil slices and
@@ -101,15 +100,7 @@ func evRows() []evRow {
 func createEveryTypeTable(t *testing.T, ctx context.Context) *table.Table {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "catalog.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	cat, err := sqlcat.NewCatalog("lake", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "wh")})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := lakefixture.OpenT(t, lakefixture.Options{Name: "lake", DBPath: filepath.Join(dir, "catalog.db"), Warehouse: "file://" + filepath.Join(dir, "wh")}).Catalog
 	if err := cat.CreateNamespace(ctx, table.Identifier{"sales"}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package watcher_test
 import (
 	"cmp"
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -21,9 +20,9 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/lakefixture"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 )
@@ -39,16 +38,9 @@ type lake struct {
 func newLake(t *testing.T, props ...iceberg.Properties) *lake {
 	t.Helper()
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1) // the test and the watchers' goroutines share it
-	t.Cleanup(func() { db.Close() })
-	cat, err := sqlcat.NewCatalog("test", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + dir})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// One connection: the test and the watchers' goroutines share it.
+	cat := lakefixture.OpenT(t, lakefixture.Options{Name: "test", DBPath: filepath.Join(dir, "cat.db"), Warehouse: "file://" + dir,
+		BusyTimeout: 10 * time.Second, OneConn: true}).Catalog
 	ctx := context.Background()
 	if err := cat.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
 		t.Fatal(err)

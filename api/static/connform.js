@@ -1,52 +1,9 @@
 // The connection form of the onboarding wizard: one set of fields per
-// catalog type floe reads (see package catalog), secrets in password
-// fields that are never filled from anything the API sent.
+// catalog type floe reads, as GET /api/v1/catalog-types answers them from
+// package catalog's own definitions; secrets in password fields that are
+// never filled from anything the API sent.
 
 import { h } from "./ui.js";
-
-const AWS_SECRETS = [
-  ["access-key-id", "AWS access key id"],
-  ["secret-access-key", "AWS secret access key"],
-  ["session-token", "AWS session token"],
-];
-const AWS_ROLE = [
-  ["role-arn", "IAM role to assume (arn:aws:iam::<account>:role/<name>)"],
-  ["external-id", "External id of that role"],
-];
-
-// TYPES: props are [key, label, required, choices]; secrets [key, label].
-export const TYPES = {
-  sql: {
-    label: "SQL catalog (sqlite, Postgres)",
-    props: [["uri", "Database: a sqlite file path or a postgres:// URL", true], ["catalog-name", "Catalog name (catalog_name column)"],
-      ["warehouse", "Warehouse"], ["dialect", "Dialect", false, ["", "sqlite", "postgres"]]],
-    secrets: [["password", "Password (Postgres)"]],
-  },
-  rest: {
-    label: "Iceberg REST catalog",
-    props: [["uri", "Catalog URL", true], ["warehouse", "Warehouse"], ["prefix", "Prefix"], ["scope", "OAuth2 scope"],
-      ["oauth2-server-uri", "OAuth2 server URL"], ["sigv4", "Sign requests with AWS SigV4", false, ["", "true"]],
-      ["signing-name", "SigV4 signing name"], ["signing-region", "SigV4 signing region"], ["region", "AWS region"], ...AWS_ROLE],
-    secrets: [["credential", "OAuth2 client credential (id:secret)"], ["token", "Bearer token"], ...AWS_SECRETS],
-  },
-  s3tables: {
-    label: "Amazon S3 Tables",
-    props: [["arn", "Table bucket ARN (arn:aws:s3tables:<region>:<account>:bucket/<name>)", true],
-      ["mode", "Mode", false, ["auto", "rest", "native"]], ["region", "Region (from the ARN)"], ...AWS_ROLE],
-    secrets: AWS_SECRETS,
-  },
-  glue: {
-    label: "AWS Glue",
-    props: [["region", "Region", true], ["catalog-id", "Catalog id (12-digit account id)"],
-      ["mode", "Mode", false, ["native", "rest"]], ["warehouse", "Warehouse (REST mode)"], ...AWS_ROLE],
-    secrets: AWS_SECRETS,
-  },
-  hadoop: {
-    label: "Hadoop warehouse (files)",
-    props: [["warehouse", "Warehouse: a file path, file:// or s3:// URL", true], ["region", "AWS region (s3://)"], ...AWS_ROLE],
-    secrets: AWS_SECRETS,
-  },
-};
 
 // isAWS: the connection reaches AWS, so an IAM policy applies.
 export function isAWS(type, props) {
@@ -54,14 +11,21 @@ export function isAWS(type, props) {
     String(props.warehouse || "").startsWith("s3://");
 }
 
-// ConnectionForm builds the fields and reads them back.
+// typeLabel is the label of a connection type, or its name.
+export function typeLabel(types, type) {
+  return ((types || []).find((t) => t.type === type) || {}).label || type;
+}
+
+// ConnectionForm builds the fields of types (the catalog-types answer)
+// and reads them back.
 export class ConnectionForm {
-  constructor(onTypeChange) {
+  constructor(types, onTypeChange) {
+    this.types = types;
     this.onTypeChange = onTypeChange;
     this.name = h("input", { id: "conn-name", name: "name", required: true, placeholder: "lake", autocomplete: "off",
       pattern: "[A-Za-z0-9][A-Za-z0-9_.\\-]*" });
     this.type = h("select", { id: "conn-type", name: "type", onchange: () => this.renderFields() },
-      ...Object.entries(TYPES).map(([k, t]) => h("option", { value: k }, t.label)));
+      ...types.map((t) => h("option", { value: t.type }, t.label)));
     this.fields = h("div", { class: "fields" });
     this.extra = h("textarea", { id: "conn-extra", rows: 2, placeholder: "more props, one key=value a line (timeout=30s, endpoint=...)" });
     this.el = h("div", { class: "form" },
@@ -73,17 +37,20 @@ export class ConnectionForm {
   }
 
   renderFields() {
-    const t = TYPES[this.type.value];
-    const field = ([key, label, required, choices]) => h("label", {}, label + (required ? " *" : ""),
-      choices ? h("select", { name: "prop:" + key, onchange: () => this.onTypeChange && this.onTypeChange() },
-        ...choices.map((c) => h("option", { value: c }, c || "(default)")))
-        : h("input", { name: "prop:" + key, required: !!required, autocomplete: "off", spellcheck: "false",
-          oninput: () => this.onTypeChange && this.onTypeChange() }));
-    const secret = ([key, label]) => h("label", {}, label,
-      h("input", { name: "secret:" + key, type: "password", autocomplete: "new-password", spellcheck: "false" }));
+    const t = this.types.find((x) => x.type === this.type.value);
+    const changed = () => this.onTypeChange && this.onTypeChange();
+    // A prop with choices is a select; without a default it offers "(default)" first.
+    const field = (p) => h("label", {}, p.description + (p.required ? " *" : ""),
+      p.choices ? h("select", { name: "prop:" + p.name, onchange: changed },
+        ...(p.default ? p.choices : ["", ...p.choices]).map((c) => h("option", { value: c }, c || "(default)")))
+        : h("input", { name: "prop:" + p.name, required: !!p.required, autocomplete: "off", spellcheck: "false",
+          oninput: changed }));
+    const secret = (p) => h("label", {}, p.description,
+      h("input", { name: "secret:" + p.name, type: "password", autocomplete: "new-password", spellcheck: "false" }));
     this.fields.replaceChildren(
-      h("fieldset", {}, h("legend", {}, "Properties"), ...t.props.map(field)),
-      h("fieldset", {}, h("legend", {}, "Secrets (write-only: floe never shows them again)"), ...t.secrets.map(secret)));
+      h("fieldset", {}, h("legend", {}, "Properties"), ...t.props.filter((p) => !p.secret).map(field)),
+      h("fieldset", {}, h("legend", {}, "Secrets (write-only: floe never shows them again)"),
+        ...t.props.filter((p) => p.secret).map(secret)));
     if (this.onTypeChange) this.onTypeChange();
   }
 

@@ -3,7 +3,7 @@
 // where the first run shows.
 
 import { get, path, post } from "./api.js";
-import { ConnectionForm, TYPES, isAWS } from "./connform.js";
+import { ConnectionForm, isAWS, typeLabel } from "./connform.js";
 import { IAMPanel } from "./iam.js";
 import { SchemaEditor } from "./schemaedit.js";
 import { h, outcome } from "./ui.js";
@@ -40,10 +40,10 @@ export class Wizard {
 
   // Step 1: a saved connection, or a new one (saved before validating).
   async connection() {
-    const { connections } = await get("/api/v1/connections");
+    const [{ connections }, types] = await Promise.all([get("/api/v1/connections"), this.catalogTypes()]);
     const iamBox = h("div");
     let form = null;
-    form = new ConnectionForm(() => form && this.showIAM(iamBox, form));
+    form = new ConnectionForm(types, () => form && this.showIAM(iamBox, form));
     this.showIAM(iamBox, form);
     const saved = (connections || []).length ? h("section", { class: "panel" }, h("h2", {}, "Use a saved connection"),
       h("div", { class: "pick" }, ...connections.map((c) => h("button", { type: "button", class: "choice", "data-connection": c.name,
@@ -54,6 +54,12 @@ export class Wizard {
     const formEl = h("form", { class: "panel", id: "conn-form", onsubmit: (ev) => { ev.preventDefault(); this.save(form, save); } },
       h("h2", {}, "New connection"), form.el, h("div", { class: "buttons" }, save));
     this.body.replaceChildren(saved, formEl, iamBox);
+  }
+
+  // catalogTypes is GET /api/v1/catalog-types, read once.
+  async catalogTypes() {
+    if (!this.types) this.types = (await get("/api/v1/catalog-types")).types;
+    return this.types;
   }
 
   showIAM(box, form) {
@@ -82,10 +88,11 @@ export class Wizard {
   // Step 2: the catalog's own step-by-step check.
   async validate() {
     const c = this.state.conn;
+    const types = await this.catalogTypes();
     const list = h("ul", { class: "checks", id: "validate-steps" }, h("li", { class: "muted" }, "validating…"));
     const next = h("button", { type: "button", class: "primary", id: "to-browse", disabled: true, onclick: () => this.go(2) }, "Browse tables");
     this.body.replaceChildren(h("section", { class: "panel" },
-      h("h2", {}, `Validate ${c.name} (${(TYPES[c.type] || {}).label || c.type})`), list,
+      h("h2", {}, `Validate ${c.name} (${typeLabel(types, c.type)})`), list,
       h("div", { class: "buttons" },
         h("button", { type: "button", class: "ghost", id: "to-connection", onclick: () => this.go(0) }, "‹ Connection"),
         h("button", { type: "button", class: "ghost", onclick: () => this.go(1) }, "Validate again"), next)),

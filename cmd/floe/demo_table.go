@@ -17,7 +17,8 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite" // pure-Go sqlite driver "sqlite"
+
+	"github.com/floehq/floe/internal/lakefixture"
 )
 
 // demoLake is the demo's Iceberg side: a SQL catalog on sqlite with a
@@ -46,18 +47,14 @@ func openDemoLake(ctx context.Context, dir string) (*demoLake, error) {
 	}
 	// The watcher reads this catalog through its own connection while the
 	// demo commits: wait for the other side's lock rather than fail.
-	db, err := sql.Open("sqlite", filepath.Join(dir, "catalog.db")+"?_pragma=busy_timeout(10000)")
+	lake, err := lakefixture.Open(lakefixture.Options{Name: demoCatalogName, DBPath: filepath.Join(dir, "catalog.db"),
+		Warehouse: "file://" + wh, BusyTimeout: 10 * time.Second})
 	if err != nil {
 		return nil, fmt.Errorf("open demo catalog: %w", err)
 	}
-	cat, err := sqlcat.NewCatalog(demoCatalogName, db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + wh})
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open demo catalog: %w", err)
-	}
-	l := &demoLake{db: db, cat: cat, ident: table.Identifier{"demo", "events"}, rng: rand.New(rand.NewPCG(1, 2))}
+	l := &demoLake{db: lake.DB, cat: lake.Catalog, ident: table.Identifier{"demo", "events"}, rng: rand.New(rand.NewPCG(1, 2))}
 	if err := l.ensureTable(ctx); err != nil {
-		db.Close()
+		lake.DB.Close()
 		return nil, err
 	}
 	return l, nil

@@ -4,7 +4,6 @@ package main
 
 import (
 	"bufio"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go"
-	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -28,6 +26,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/lakefixture"
 	"github.com/floehq/floe/internal/testpeer"
 )
 
@@ -55,17 +54,10 @@ func motoConfig(endpoint string) aws.Config {
 // the table demo.<name>.
 func openS3Lake(t *testing.T, dir, moto, name string) *demoLake {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "lake.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	cat, err := sqlcat.NewCatalog("lake", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "s3://lake/wh",
-		"s3.endpoint": moto, "s3.region": "us-east-1", "s3.access-key-id": "testing", "s3.secret-access-key": "testing"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &demoLake{db: db, cat: cat, ident: table.Identifier{"demo", name}, rng: rand.New(rand.NewPCG(3, 4))}
+	lake := lakefixture.OpenT(t, lakefixture.Options{Name: "lake", DBPath: filepath.Join(dir, "lake.db"), Warehouse: "s3://lake/wh",
+		Props:       iceberg.Properties{"s3.endpoint": moto, "s3.region": "us-east-1", "s3.access-key-id": "testing", "s3.secret-access-key": "testing"},
+		BusyTimeout: 10 * time.Second})
+	l := &demoLake{db: lake.DB, cat: lake.Catalog, ident: table.Identifier{"demo", name}, rng: rand.New(rand.NewPCG(3, 4))}
 	if err := l.ensureTable(t.Context()); err != nil {
 		t.Fatal(err)
 	}

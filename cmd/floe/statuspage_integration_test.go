@@ -52,6 +52,9 @@ func TestStatusPage(t *testing.T) {
 	t.Run("PauseResumeTriggerFromThePage", func(t *testing.T) {
 		testTableActions(t, newTab(t, browser), base)
 	})
+	t.Run("ConnectionFormFollowsCatalogTypes", func(t *testing.T) {
+		testConnectionForm(t, newTab(t, browser), base)
+	})
 	t.Run("WizardOnboardsATable", func(t *testing.T) {
 		testWizard(t, newTab(t, browser), base, dir)
 	})

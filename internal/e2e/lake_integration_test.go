@@ -4,11 +4,11 @@ package e2e
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -16,7 +16,8 @@ import (
 	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite"
+
+	"github.com/floehq/floe/internal/lakefixture"
 )
 
 // catalogName is the SQL catalog's name, shared with floe's connection.
@@ -37,16 +38,8 @@ func newLake(t *testing.T) *lake {
 	t.Helper()
 	dir := t.TempDir()
 	dbPath := filepath.Join(dir, "catalog.db")
-	db, err := sql.Open("sqlite", dbPath+"?_pragma=busy_timeout(20000)&_pragma=journal_mode(WAL)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	cat, err := sqlcat.NewCatalog(catalogName, db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + dir + "/wh"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := lakefixture.OpenT(t, lakefixture.Options{Name: catalogName, DBPath: dbPath, Warehouse: "file://" + dir + "/wh",
+		BusyTimeout: 20 * time.Second, WAL: true, OneConn: true}).Catalog
 	ctx := context.Background()
 	if err := cat.CreateNamespace(ctx, table.Identifier{"ns"}, nil); err != nil {
 		t.Fatal(err)

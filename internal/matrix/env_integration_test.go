@@ -4,7 +4,6 @@ package matrix_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -17,10 +16,10 @@ import (
 	"github.com/apache/iceberg-go"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite" // pure-Go sqlite driver "sqlite"
 
 	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/lakefixture"
 	"github.com/floehq/floe/internal/pinottest"
 	"github.com/floehq/floe/internal/testpeer"
 	"github.com/floehq/floe/pinot"
@@ -63,20 +62,14 @@ func newEnv(t *testing.T) *env {
 	e.oracle = startOracle(t)
 	e.engine = h.NewEngine(t)
 	e.cluster = testpeer.StartPinot(t)
-	db, err := sql.Open("sqlite", filepath.Join(e.dir, "catalog.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
 	wh := "file://" + filepath.Join(e.dir, "warehouse")
-	if e.cat, err = sqlcat.NewCatalog(catalogName, db, sqlcat.SQLite, iceberg.Properties{"warehouse": wh}); err != nil {
-		t.Fatal(err)
-	}
+	e.cat = lakefixture.OpenT(t, lakefixture.Options{Name: catalogName, DBPath: filepath.Join(e.dir, "catalog.db"), Warehouse: wh,
+		BusyTimeout: 10 * time.Second, OneConn: true}).Catalog
 	e.oracle.must(map[string]any{"op": "open", "catalog": catalogName, "warehouse": wh,
 		"uri": "sqlite:///" + filepath.Join(e.dir, "catalog.db")}, nil)
 	e.sinkDir = filepath.Join(e.dir, "sink")
 	e.sink = pinot.NewLocalDir(e.sinkDir)
+	var err error
 	if e.ctl, err = pinot.NewController(e.cluster.ControllerURL, time.Minute, nil); err != nil {
 		t.Fatal(err)
 	}

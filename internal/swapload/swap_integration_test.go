@@ -4,7 +4,6 @@ package swapload_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -21,9 +20,9 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite" // pure-Go sqlite driver "sqlite"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/lakefixture"
 	"github.com/floehq/floe/internal/testpeer"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/schema"
@@ -84,16 +83,9 @@ func newLoadTest(t *testing.T) *loadTest {
 	t.Helper()
 	cluster := testpeer.StartPinot(t)
 	dir := t.TempDir()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "catalog.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
 	l := &loadTest{t: t, ident: table.Identifier{"load", "events"}, store: checkpoint.NewMemory()}
-	if l.cat, err = sqlcat.NewCatalog("load", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + dir}); err != nil {
-		t.Fatal(err)
-	}
+	l.cat = lakefixture.OpenT(t, lakefixture.Options{Name: "load", DBPath: filepath.Join(dir, "catalog.db"), Warehouse: "file://" + dir,
+		BusyTimeout: 10 * time.Second, OneConn: true}).Catalog
 	ctx := t.Context()
 	if err := l.cat.CreateNamespace(ctx, l.ident[:1], nil); err != nil {
 		t.Fatal(err)
@@ -107,6 +99,7 @@ func newLoadTest(t *testing.T) *loadTest {
 	if _, err := l.cat.CreateTable(ctx, l.ident, sc, icecatalog.WithProperties(props)); err != nil {
 		t.Fatal(err)
 	}
+	var err error
 	if l.ctl, err = pinot.NewController(cluster.ControllerURL, time.Minute, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -19,7 +20,8 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite"
+
+	"github.com/floehq/floe/internal/lakefixture"
 )
 
 // lakeConfig shapes a test table: (id long, p int, v string), optionally
@@ -68,17 +70,9 @@ func newLake(t testing.TB, cfg lakeConfig) *lake {
 // openLake opens (and creates when new) the sqlite SQL catalog of dir.
 func openLake(t testing.TB, dir, catalogName string) *lake {
 	t.Helper()
-	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.SetMaxOpenConns(1)
-	t.Cleanup(func() { db.Close() })
-	cat, err := sqlcat.NewCatalog(catalogName, db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "wh")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &lake{t: t, dir: dir, db: db, cat: cat, ident: table.Identifier{"ns", "events"}}
+	l := lakefixture.OpenT(t, lakefixture.Options{Name: catalogName, DBPath: filepath.Join(dir, "cat.db"),
+		Warehouse: "file://" + filepath.Join(dir, "wh"), BusyTimeout: 10 * time.Second, OneConn: true})
+	return &lake{t: t, dir: dir, db: l.DB, cat: l.Catalog, ident: table.Identifier{"ns", "events"}}
 }
 
 func lakeSchema(keyed bool) *iceberg.Schema {

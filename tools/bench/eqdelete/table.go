@@ -7,6 +7,7 @@ import (
 	"iter"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,9 +16,9 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/lakefixture"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -53,17 +54,13 @@ func newCDCTable(ctx context.Context, dir string, files, rows, perCommit int, sc
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db")+"?_pragma=busy_timeout(10000)")
+	lake, err := lakefixture.Open(lakefixture.Options{Name: "bench", DBPath: filepath.Join(dir, "cat.db"),
+		Warehouse: "file://" + filepath.Join(dir, "wh"), BusyTimeout: 10 * time.Second, OneConn: true})
 	if err != nil {
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
-	db.SetMaxOpenConns(1)
-	c := &cdcTable{db: db, ident: table.Identifier{"bench", "events"}, rows: rows, scattered: scattered}
-	if c.cat, err = sqlcat.NewCatalog("bench", db, sqlcat.SQLite,
-		iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "wh")}); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open catalog: %w", err)
-	}
+	db := lake.DB
+	c := &cdcTable{db: db, cat: lake.Catalog, ident: table.Identifier{"bench", "events"}, rows: rows, scattered: scattered}
 	if err := c.create(ctx); err != nil {
 		db.Close()
 		return nil, err

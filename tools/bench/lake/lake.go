@@ -6,12 +6,12 @@ package lake
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -20,7 +20,8 @@ import (
 	"github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite"
+
+	"github.com/floehq/floe/internal/lakefixture"
 )
 
 // CatalogName is the SQL catalog's name (floe's connection names it).
@@ -32,7 +33,7 @@ type Lake struct {
 	// DB is the sqlite catalog file; Files the data files added so far.
 	DB       string
 	Files    int
-	db       *sql.DB
+	lake     *lakefixture.Lake
 	cat      *sqlcat.Catalog
 	ident    table.Identifier
 	template string // a data file written by iceberg-go
@@ -50,15 +51,12 @@ func Build(ctx context.Context, root string, files, perBatch, rows int) (*Lake, 
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("create %s: %w", dir, err)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, "cat.db")+"?_pragma=busy_timeout(10000)")
+	lake, err := lakefixture.Open(lakefixture.Options{Name: CatalogName, DBPath: filepath.Join(dir, "cat.db"),
+		Warehouse: "file://" + filepath.Join(dir, "wh"), BusyTimeout: 10 * time.Second, OneConn: true})
 	if err != nil {
 		return nil, fmt.Errorf("open catalog: %w", err)
 	}
-	db.SetMaxOpenConns(1)
-	l := &Lake{DB: filepath.Join(dir, "cat.db"), db: db, ident: table.Identifier{"bench", "events"}, dataDir: filepath.Join(dir, "files"), rows: rows}
-	if l.cat, err = sqlcat.NewCatalog(CatalogName, db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + filepath.Join(dir, "wh")}); err != nil {
-		return nil, l.fail(fmt.Errorf("open catalog: %w", err))
-	}
+	l := &Lake{DB: lake.DBPath, lake: lake, cat: lake.Catalog, ident: table.Identifier{"bench", "events"}, dataDir: filepath.Join(dir, "files"), rows: rows}
 	if err := l.create(ctx); err != nil {
 		return nil, l.fail(err)
 	}
@@ -80,7 +78,7 @@ func (l *Lake) fail(err error) error {
 }
 
 // Close closes the catalog.
-func (l *Lake) Close() { l.db.Close() }
+func (l *Lake) Close() { l.lake.DB.Close() }
 
 // create makes the table with one appended file, the template every
 // other data file copies.

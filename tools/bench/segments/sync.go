@@ -19,9 +19,9 @@ import (
 	icecatalog "github.com/apache/iceberg-go/catalog"
 	sqlcat "github.com/apache/iceberg-go/catalog/sql"
 	"github.com/apache/iceberg-go/table"
-	_ "modernc.org/sqlite" // pure-Go sqlite driver "sqlite"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/lakefixture"
 	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	floearrow "github.com/floehq/floe/segments/arrow"
@@ -42,16 +42,11 @@ func openLake(dir string) (*sql.DB, *sqlcat.Catalog, error) {
 	if err := os.MkdirAll(wh, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("create warehouse: %w", err)
 	}
-	db, err := sql.Open("sqlite", filepath.Join(dir, "catalog.db"))
+	lake, err := lakefixture.Open(lakefixture.Options{Name: "bench", DBPath: filepath.Join(dir, "catalog.db"), Warehouse: "file://" + wh})
 	if err != nil {
 		return nil, nil, fmt.Errorf("open bench catalog: %w", err)
 	}
-	cat, err := sqlcat.NewCatalog("bench", db, sqlcat.SQLite, iceberg.Properties{"warehouse": "file://" + wh})
-	if err != nil {
-		db.Close()
-		return nil, nil, fmt.Errorf("open bench catalog: %w", err)
-	}
-	return db, cat, nil
+	return lake.DB, lake.Catalog, nil
 }
 
 // ensureLake makes an Iceberg table (SQL catalog under dir) whose one data

@@ -1,0 +1,14 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/floehq/floe/catalog"
+)
+
+// handleCatalogTypes answers the connection types and the props and
+// secrets the connection form asks for, from package catalog's own
+// definitions (catalog.Types), so the form and the catalog never differ.
+func (s *Server) handleCatalogTypes(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"types": catalog.Types()})
+}
