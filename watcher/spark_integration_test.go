@@ -33,13 +33,14 @@ import (
 // `hadoop` connection and syncs it after every step into a local segment
 // directory.
 //
-// It proves P11 (a replace snapshot that rewrites data files is a remap):
-// such a snapshot changes no row, so the run that follows each
-// rewrite_data_files builds no segment and makes no Pinot call that changes
-// anything (no upload, no schema or table call, no replacement, no
-// delete); floe only moves its file→segment map onto the new files. And
-// it proves I2 at every step, rewrite_position_delete_files included: the
-// served segments hold exactly the rows Spark's SELECT returns.
+// It proves P11 (a replace snapshot that rewrites data or delete files is
+// a remap): such a snapshot changes no row, so the run that follows each
+// rewrite_data_files and rewrite_position_delete_files builds no segment
+// and makes no Pinot call that changes anything (no upload, no schema or
+// table call, no replacement, no delete); floe only moves its file→segment
+// map onto the new files, or records the new delete fingerprints. And it
+// proves I2 at every step: the served segments hold exactly the rows
+// Spark's SELECT returns.
 func TestWatcher_SparkReplaceSnapshotIsRemap(t *testing.T) {
 	start := time.Now()
 	sp := testpeer.StartSpark(t, "lake")
@@ -92,10 +93,10 @@ func TestWatcher_SparkReplaceSnapshotIsRemap(t *testing.T) {
 			testpeer.SparkStep{Op: "rows", Table: tbl})
 		wantRewrite(t, res[0], "rewritten_delete_files_count", 2)
 		// A replace that rewrites only delete files changes the delete
-		// fingerprint of the files they reach, so floe rebuilds those
-		// units (rows exact, checked by sync); remapping it is not built
-		// yet. The sync's log line says what it cost.
-		env.sync(t, "rewrite_position_delete_files", res[1])
+		// fingerprint of the files they reach but no row: their segments
+		// stay, only the fingerprints are recorded anew (rows exact,
+		// checked by sync).
+		env.sync(t, "rewrite_position_delete_files", res[1]).wantRemap(t)
 	})
 	t.Logf("test ran %s", time.Since(start).Round(time.Millisecond))
 }

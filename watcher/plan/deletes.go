@@ -150,16 +150,19 @@ func (x *deleteIndex) fingerprint(path, partition string, seq int64, kb checkpoi
 	if len(pos)+len(eq)+len(dv) == 0 {
 		return "", known
 	}
-	tokens := make([]string, 0, len(pos)+len(eq)+len(dv))
-	for _, list := range [][]*liveDelete{pos, eq, dv} {
-		for _, d := range list {
-			tokens = append(tokens, d.token)
-		}
+	return fingerprintOf(slices.Concat(pos, eq, dv)), known
+}
+
+// tokensFingerprint is the first 12 bytes of the SHA-256 of the sorted,
+// distinct tokens joined by newlines, hex; "" for none.
+func tokensFingerprint(tokens []string) string {
+	if len(tokens) == 0 {
+		return ""
 	}
 	slices.Sort(tokens)
 	tokens = slices.Compact(tokens)
 	sum := sha256.Sum256([]byte(strings.Join(tokens, "\n")))
-	return hex.EncodeToString(sum[:12]), known
+	return hex.EncodeToString(sum[:12])
 }
 
 // task is the scan task reading a whole data file with its deletes.

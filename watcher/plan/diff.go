@@ -47,6 +47,15 @@ func (c *comparison) gone(path string, old checkpoint.FileState) {
 // rebuild puts a live file in the pool; old is its checkpoint state, if
 // any, which then is not kept.
 func (c *comparison) rebuild(path string, f liveFile, fp string, old checkpoint.FileState, inCheckpoint bool) {
+	if inCheckpoint && c.remapped.deletesRewritten(path, f, old.DeleteFingerprint, fp) {
+		c.refreshFingerprint(path, old, fp, f.bounds)
+		return
+	}
+	c.pooled(path, f, fp, old, inCheckpoint)
+}
+
+// pooled puts a file in the pool of files to build.
+func (c *comparison) pooled(path string, f liveFile, fp string, old checkpoint.FileState, inCheckpoint bool) {
 	c.pool = append(c.pool, candidate{path: path, f: f, fp: fp})
 	if inCheckpoint {
 		c.leaves(path, old)
@@ -99,7 +108,11 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 		c = compareAll(lv, cp, idx, rm, j.keyIDs)
 	}
 	if rm != nil {
-		out.Remaps, out.RemapFallback = rm.groups, strings.Join(rm.reasons, "; ")
+		reasons := rm.reasons
+		if r := rm.deleteRewriteFallback(); r != "" {
+			reasons = append(slices.Clone(reasons), r)
+		}
+		out.Remaps, out.RemapFallback = rm.groups, strings.Join(reasons, "; ")
 	}
 	c.regroup(lv, cp)
 	j.p.merge(c, lv, cp)
@@ -282,7 +295,11 @@ func (c *comparison) rebuildKept(path string, fs checkpoint.FileState, lv *live)
 	if !ok {
 		f = liveFile{partition: fs.Partition, dataSeq: fs.DataSeq, size: fs.SizeBytes}
 	}
-	c.rebuild(path, f, fs.DeleteFingerprint, fs, true)
+	fp := fs.DeleteFingerprint
+	if r, ok := c.refresh[path]; ok { // delete files rewritten: built, it records the new fingerprint
+		fp = r.DeleteFingerprint
+	}
+	c.pooled(path, f, fp, fs, true)
 }
 
 // keep is the checkpoint's files minus those not kept, with the partition

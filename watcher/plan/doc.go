@@ -216,6 +216,23 @@
 //     names (P6), retiring the union of their segments, and merges (P10)
 //     size it like any unit.
 //
+//     Delete files: a replace snapshot that rewrites delete files
+//     (rewrite_position_delete_files, position deletes rewritten as
+//     deletion vectors, deletes dropped by a compaction) changes the
+//     fingerprint of the data files they reach but no row. A checkpointed
+//     file whose fingerprint changed keeps its segments, and records the
+//     new fingerprint (Plan.Refresh), when: a delete file that reaches it
+//     was added by a replace snapshot since the checkpoint; its delete
+//     files now less those, plus the delete files replace snapshots
+//     removed that reached it (by P2's rules), give the fingerprint it
+//     recorded, so nothing but the rewrite changed what applies to it;
+//     and every delete file so added or removed is counted by its manifest
+//     entry alone (a deletion vector of the file, or a position delete
+//     file referencing only it, by referenced_data_file or by file_path
+//     bounds both equal to its path) and both sides delete the same number
+//     of rows. Else it is rebuilt and Plan.RemapFallback says why (for the
+//     first such file by path, with how many others).
+//
 //   - P12 Key index: when one of an equality delete's keys lies within a
 //     data file's bounds (P2), the file's key index decides: the delete
 //     applies to the file only if the index may hold one of those keys.

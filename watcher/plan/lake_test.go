@@ -55,6 +55,8 @@ type lake struct {
 	cat   *sqlcat.Catalog
 	ident table.Identifier
 	next  int64
+	// rewrites numbers the position delete files the tests write.
+	rewrites int
 }
 
 const parts = 3

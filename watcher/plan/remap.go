@@ -36,6 +36,10 @@ type Remap struct {
 type replaceStep struct {
 	id             int64
 	removed, added map[string]string
+	// delRemoved and delAdded are the delete files it removed and added
+	// (rewrite_position_delete_files, deletes folded into a compaction).
+	delRemoved []liveDelete
+	delAdded   map[string]bool
 }
 
 // history is what the snapshots since the checkpointed one did, as far as
@@ -49,6 +53,11 @@ type history struct {
 	// addedAt and removedAt index the steps by file: the step that added
 	// or removed it.
 	addedAt, removedAt map[string]int
+	// delAdded are the delete files replace steps added; delRemoved those
+	// they removed that no earlier step added (deletes Pinot's rows
+	// reflect, when the checkpoint held them).
+	delAdded   map[string]bool
+	delRemoved []*liveDelete
 	// reason says why no group is remapped although replace snapshots
 	// are in the chain ("" when steps hold them all).
 	reason string
@@ -85,7 +94,7 @@ func (j *job) history(ctx context.Context, cp checkpoint.Checkpoint) (*history, 
 			h.steps, h.reason = nil, fmt.Sprintf("read replace snapshot %d: %v", s.SnapshotID, err)
 			continue
 		}
-		if len(step.removed)+len(step.added) > 0 {
+		if len(step.removed)+len(step.added)+len(step.delRemoved)+len(step.delAdded) > 0 {
 			h.steps = append(h.steps, step)
 		}
 	}
@@ -95,8 +104,17 @@ func (j *job) history(ctx context.Context, cp checkpoint.Checkpoint) (*history, 
 
 // index fills addedAt and removedAt.
 func (h *history) index() {
-	h.addedAt, h.removedAt = map[string]int{}, map[string]int{}
-	for i, s := range h.steps {
+	h.addedAt, h.removedAt, h.delAdded = map[string]int{}, map[string]int{}, map[string]bool{}
+	for i := range h.steps {
+		s := &h.steps[i]
+		for j := range s.delRemoved {
+			if d := &s.delRemoved[j]; !h.delAdded[d.path] {
+				h.delRemoved = append(h.delRemoved, d)
+			}
+		}
+		for p := range s.delAdded {
+			h.delAdded[p] = true
+		}
 		for p := range s.added {
 			h.addedAt[p] = i
 		}
@@ -109,14 +127,14 @@ func (h *history) index() {
 // replaceStep reads the data files snapshot s removed and added: the
 // entries of s in the data manifests s wrote (as foldSnapshot does).
 func (j *job) replaceStep(ctx context.Context, s table.Snapshot) (replaceStep, error) {
-	step := replaceStep{id: s.SnapshotID, removed: map[string]string{}, added: map[string]string{}}
+	step := replaceStep{id: s.SnapshotID, removed: map[string]string{}, added: map[string]string{},
+		delAdded: map[string]bool{}}
 	ms, err := j.manifests(ctx, s)
 	if err != nil {
 		return step, err
 	}
 	for _, m := range ms {
-		if m.SnapshotID() != s.SnapshotID || m.ManifestContent() != iceberg.ManifestContentData ||
-			(m.AddedDataFiles() == 0 && m.DeletedDataFiles() == 0) {
+		if m.SnapshotID() != s.SnapshotID || (m.AddedDataFiles() == 0 && m.DeletedDataFiles() == 0) {
 			continue
 		}
 		es, err := j.entries(ctx, m)
@@ -127,15 +145,32 @@ func (j *job) replaceStep(ctx context.Context, s table.Snapshot) (replaceStep, e
 			if e.snapshotID != s.SnapshotID {
 				continue
 			}
-			switch e.status {
-			case iceberg.EntryStatusADDED:
-				step.added[e.df.FilePath()] = e.partition
-			case iceberg.EntryStatusDELETED:
-				step.removed[e.df.FilePath()] = e.partition
+			if err := step.record(m.ManifestContent(), e); err != nil {
+				return step, err
 			}
 		}
 	}
 	return step, nil
+}
+
+// record notes an entry the step's snapshot wrote.
+func (step *replaceStep) record(content iceberg.ManifestContent, e entry) error {
+	path := e.df.FilePath()
+	switch {
+	case content == iceberg.ManifestContentData && e.status == iceberg.EntryStatusADDED:
+		step.added[path] = e.partition
+	case content == iceberg.ManifestContentData && e.status == iceberg.EntryStatusDELETED:
+		step.removed[path] = e.partition
+	case e.status == iceberg.EntryStatusADDED:
+		step.delAdded[path] = true
+	case e.status == iceberg.EntryStatusDELETED:
+		d, err := newLiveDelete(e)
+		if err != nil {
+			return err
+		}
+		step.delRemoved = append(step.delRemoved, d)
+	}
+	return nil
 }
 
 // remapping is what remap found: the groups remapped and, for the groups
@@ -145,6 +180,11 @@ type remapping struct {
 	old     map[string]bool // checkpointed files the groups retire
 	new     map[string]bool // live files the groups own
 	reasons []string
+	// h and idx decide rewritten delete files (remap_deletes.go); the
+	// reasons they could not be trusted are by data file.
+	h              *history
+	idx            *deleteIndex
+	rewriteReasons map[string]string
 }
 
 func (rm *remapping) retires(path string) bool { return rm != nil && rm.old[path] }
@@ -159,7 +199,7 @@ func (j *job) remap(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, h *his
 	if h == nil || (len(h.steps) == 0 && h.reason == "") {
 		return nil
 	}
-	rm := &remapping{old: map[string]bool{}, new: map[string]bool{}}
+	rm := &remapping{old: map[string]bool{}, new: map[string]bool{}, h: h, idx: idx, rewriteReasons: map[string]string{}}
 	if h.reason != "" {
 		rm.reasons = append(rm.reasons, h.reason)
 		return rm
@@ -374,7 +414,7 @@ func (h *history) rowsAfterDeletes(path string, f liveFile, idx *deleteIndex) (i
 			return 0, fmt.Sprintf("delete file %s of snapshot %d (%s) applies to compacted file %s",
 				d.path, d.snapshotID, op, path)
 		}
-		if d.kind == eqDelete || d.ref != path {
+		if !countable(d, path) {
 			return 0, fmt.Sprintf("delete file %s applies to compacted file %s; the rows it deletes are not known "+
 				"without reading the file", d.path, path)
 		}
