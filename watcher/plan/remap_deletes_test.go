@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -138,7 +139,11 @@ func (l *lake) writePositions(like iceberg.DataFile, path string, pos []int64, t
 		l.t.Fatal(err)
 	}
 	spec := tbl.Metadata().PartitionSpec()
-	_ = ctx
+	for _, ps := range tbl.Metadata().PartitionSpecs() {
+		if int32(ps.ID()) == like.SpecID() {
+			spec = ps // the data file's own spec (the table's may have evolved since)
+		}
+	}
 	bld, err := iceberg.NewDataFileBuilder(spec, iceberg.EntryContentPosDeletes, loc, iceberg.ParquetFile,
 		like.Partition(), nil, nil, int64(len(pos)), 1024)
 	if err != nil {
@@ -161,6 +166,26 @@ func (l *lake) positionDelete(df iceberg.DataFile, pos []int64) {
 	if _, err := tx.Commit(ctx); err != nil {
 		l.t.Fatalf("commit position deletes: %v", err)
 	}
+}
+
+// positionDeleteAt commits a position delete file of up to 3 random
+// positions of a random live data file; false when there is none.
+func (l *lake) positionDeleteAt(rng *rand.Rand) bool {
+	tasks, err := l.load().Scan().PlanFiles(context.Background())
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	if len(tasks) == 0 {
+		return false
+	}
+	df := tasks[rng.IntN(len(tasks))].File
+	pos := make([]int64, 1+rng.IntN(3))
+	for i := range pos {
+		pos[i] = rng.Int64N(df.Count())
+	}
+	slices.Sort(pos)
+	l.positionDelete(df, slices.Compact(pos))
+	return true
 }
 
 // rewritePositionDeletes rewrites every live position delete file into
