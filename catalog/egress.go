@@ -58,11 +58,14 @@ func (c Config) egressPolicy() *egress.Policy { return c.egress }
 // dialer is the connection's dialer, bounded by its transport timeout.
 func (c Config) dialer() *net.Dialer { return &net.Dialer{Timeout: c.transportTimeout()} }
 
-// transportTimeout bounds a dial and the wait for an answer's headers: a
-// little less than the call's timeout, so a peer that does not answer
+// transportTimeout bounds a dial and the wait for an answer's headers:
+// three quarters of the call's timeout, so a peer that does not answer
 // ends in the transport's one "cannot reach" error (egress E4), not in a
-// context deadline that would tell a silent port from a closed one.
-func (c Config) transportTimeout() time.Duration { return c.timeout() * 9 / 10 }
+// context deadline that would tell a silent port from a closed one. The
+// quarter left is the margin a busy machine needs between the two (a
+// tenth was too little under load: the AWS SDK then reported the call's
+// deadline).
+func (c Config) transportTimeout() time.Duration { return c.timeout() * 3 / 4 }
 
 // scrubber removes the connection's secrets, in the forms its requests
 // carry them (as given, URL-encoded, and URL user info as Basic

@@ -200,13 +200,13 @@ func TestOpen_SilentPeerLikeClosedPort(t *testing.T) {
 	closed := "http://127.0.0.1:" + itoa(freePort(t))
 	p := catalog.Policy{Egress: egressPolicy(t, egress.Config{Allow: []string{"127.0.0.0/8"}}, nil)}
 	texts := func(uri string) (rest, glue string) {
-		_, err := openResolved(t, p, catalog.Config{Name: "c", Type: catalog.TypeREST, Props: map[string]string{"uri": uri, "timeout": "300ms"}})
+		_, err := openResolved(t, p, catalog.Config{Name: "c", Type: catalog.TypeREST, Props: map[string]string{"uri": uri, "timeout": "800ms"}})
 		if !errors.Is(err, catalog.ErrUnreachable) {
 			t.Fatalf("Open(rest at %s) = %v, want ErrUnreachable", uri, err)
 		}
 		rest = strings.ReplaceAll(err.Error(), strings.TrimPrefix(uri, "http://"), "ADDR")
 		cat, err := openResolved(t, p, catalog.Config{Name: "c", Type: catalog.TypeGlue,
-			Props: map[string]string{"region": "us-east-1", "endpoint": uri, "timeout": "300ms"}, Secrets: fakeKeys()})
+			Props: map[string]string{"region": "us-east-1", "endpoint": uri, "timeout": "800ms"}, Secrets: fakeKeys()})
 		if err != nil {
 			t.Fatal(err)
 		}
