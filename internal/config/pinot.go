@@ -94,21 +94,6 @@ func (d DeepStore) validate() *FieldError {
 	return nil
 }
 
-// boolean parses an environment override of a bool field.
-func boolean(dst func(c *Config) *bool) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		switch strings.ToLower(v) {
-		case "true", "1", "yes":
-			*dst(c) = true
-		case "false", "0", "no", "":
-			*dst(c) = false
-		default:
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		return nil
-	}
-}
-
 // String describes the deep store without its credentials, so that a
 // printed config never shows them.
 func (d DeepStore) String() string {
