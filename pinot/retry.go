@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/internal/egress"
+	"github.com/floehq/floe/internal/sleep"
 )
 
 // RetryPolicy bounds the retries of one call to Pinot or the deep store:
@@ -88,12 +89,8 @@ func (c call) run(ctx context.Context, attempt func(ctx context.Context) error) 
 		if n >= attempts || (c.policy.MaxElapsed > 0 && time.Since(start)+wait > c.policy.MaxElapsed) {
 			return fmt.Errorf("%w (gave up after %d attempts)", err, n)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if sleep.For(ctx, wait) != nil {
 			return err
-		case <-t.C:
 		}
 	}
 }
