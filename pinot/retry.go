@@ -20,11 +20,12 @@ import (
 // exponential backoff with full jitter (each wait is uniform in
 // [0, min(MaxBackoff, InitialBackoff·2^n))), at most Attempts attempts, and
 // no new attempt once MaxElapsed has passed since the first.
+// floe's configuration file holds it as pinot.retry (hence the yaml tags).
 type RetryPolicy struct {
-	Attempts       int
-	InitialBackoff time.Duration
-	MaxBackoff     time.Duration
-	MaxElapsed     time.Duration
+	Attempts       int           `yaml:"attempts"`
+	InitialBackoff time.Duration `yaml:"initialBackoff"`
+	MaxBackoff     time.Duration `yaml:"maxBackoff"`
+	MaxElapsed     time.Duration `yaml:"maxElapsed"`
 }
 
 // DefaultRetryPolicy is what NewController and NewS3DeepStore use.
