@@ -53,7 +53,7 @@ func seedStore(t *testing.T, ctx context.Context) *checkpoint.Memory {
 	must(err)
 	must(store.CommitCheckpoint(ctx, lease, checkpoint.Checkpoint{Table: "orders", SnapshotID: 7, SequenceNumber: 3,
 		MetadataLocation: "s3://lake/sales/orders/metadata/00003.metadata.json", TableUUID: "c0ffee", SchemaID: 1,
-		Files: map[string]checkpoint.FileState{"s3://lake/f1.parquet": {Segments: []string{"orders_0"}, Rows: 10}},
+		Files:    map[string]checkpoint.FileState{"s3://lake/f1.parquet": {Segments: []string{"orders_0"}, Rows: 10}},
 		Backfill: &checkpoint.Backfill{SnapshotID: 8, MetadataLocation: "s3://lake/m8.json", FilesDone: 1, FilesTotal: 2, RunID: "r1"},
 		Rows:     10}))
 	must(store.ReleaseLease(ctx, lease))
