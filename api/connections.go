@@ -19,6 +19,11 @@ import (
 	"github.com/floehq/floe/internal/redact"
 )
 
+// connectionList is every stored connection, without secrets.
+type connectionList struct {
+	Connections []connectionView `json:"connections"`
+}
+
 // connectionView is a connection with its secrets left out: only the names
 // of the secret keys are shown, so an operator can see what is configured.
 type connectionView struct {
@@ -89,7 +94,7 @@ func (s *Server) handleListConnections(w http.ResponseWriter, r *http.Request) {
 	for _, c := range conns {
 		out = append(out, s.connectionView(c))
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"connections": out})
+	writeJSON(w, http.StatusOK, connectionList{Connections: out})
 }
 
 func (s *Server) handleGetConnection(w http.ResponseWriter, r *http.Request) {
@@ -267,8 +272,8 @@ func checkIdent(field, v string) error {
 // listPage answers one page of a catalog listing: it opens the
 // connection's catalog, asks list for the page and writes
 // {key: items, "nextPageToken": ...}. Errors never carry the secrets.
-func (s *Server) listPage(w http.ResponseWriter, r *http.Request, key string,
-	list func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error)) {
+func (s *Server) listPage(w http.ResponseWriter, r *http.Request,
+	list func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, error)) {
 	page, err := pageRequest(r)
 	if err != nil {
 		s.writeErr(w, err)
@@ -279,30 +284,36 @@ func (s *Server) listPage(w http.ResponseWriter, r *http.Request, key string,
 		s.writeScrubbed(w, err, secrets)
 		return
 	}
-	items, next, err := list(r.Context(), cat, page)
+	answer, err := list(r.Context(), cat, page)
 	if err != nil {
 		s.writeScrubbed(w, pageErr(err, page), secrets)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{key: items, "nextPageToken": next})
+	writeJSON(w, http.StatusOK, answer)
+}
+
+// namespacePage is one page of a catalog's namespaces.
+type namespacePage struct {
+	Namespaces    []string `json:"namespaces"`
+	NextPageToken string   `json:"nextPageToken"`
 }
 
 // handleListNamespaces lists one page of namespaces (?parent=a.b for the
 // levels below a namespace).
 func (s *Server) handleListNamespaces(w http.ResponseWriter, r *http.Request) {
-	s.listPage(w, r, "namespaces", func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error) {
+	s.listPage(w, r, func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, error) {
 		if err := checkIdent("parent", r.URL.Query().Get("parent")); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		p, err := cat.ListNamespaces(ctx, splitNamespace(r.URL.Query().Get("parent")), page)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		names := make([]string, 0, len(p.Items))
 		for _, ns := range p.Items {
 			names = append(names, ns.String())
 		}
-		return names, p.NextToken, nil
+		return namespacePage{Namespaces: names, NextPageToken: p.NextToken}, nil
 	})
 }
 
@@ -312,21 +323,27 @@ type catalogTableView struct {
 	Name      string `json:"name"`
 }
 
+// catalogTablePage is one page of a namespace's tables.
+type catalogTablePage struct {
+	Tables        []catalogTableView `json:"tables"`
+	NextPageToken string             `json:"nextPageToken"`
+}
+
 // handleListCatalogTables lists one page of a namespace's tables.
 func (s *Server) handleListCatalogTables(w http.ResponseWriter, r *http.Request) {
-	s.listPage(w, r, "tables", func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, string, error) {
+	s.listPage(w, r, func(ctx context.Context, cat catalog.Catalog, page catalog.PageRequest) (any, error) {
 		if err := checkIdent("namespace", r.PathValue("ns")); err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		p, err := cat.ListTables(ctx, splitNamespace(r.PathValue("ns")), page)
 		if err != nil {
-			return nil, "", err
+			return nil, err
 		}
 		out := make([]catalogTableView, 0, len(p.Items))
 		for _, t := range p.Items {
 			out = append(out, catalogTableView{Namespace: strings.Join(t.Namespace, "."), Name: t.Name})
 		}
-		return out, p.NextToken, nil
+		return catalogTablePage{Tables: out, NextPageToken: p.NextToken}, nil
 	})
 }
 

@@ -4,8 +4,8 @@
 // answers and the process is not draining, Server.Drain), /livez (liveness,
 // no store), /version (build information), /metrics
 // (Prometheus, from Options.Metrics; a scrape reads no store), /debug/pprof and the OpenAPI document at
-// /api/v1/openapi.json (openapi.json, kept in step with the routes by a
-// test).
+// /api/v1/openapi.json (openapi.json, kept in step with the routes, and
+// with the types each handler decodes and encodes, by tests).
 //
 // Onboarding: operators store a connection (POST /api/v1/connections,
 // checked with catalog.Config.Validate), validate it, browse its

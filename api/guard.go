@@ -195,16 +195,3 @@ func (ts tokenSet) match(tok string) access {
 	}
 	return got
 }
-
-// isLoopback reports whether a host:port listens on loopback only.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/egress"
 	"github.com/floehq/floe/internal/redact"
 	"github.com/floehq/floe/watcher"
 )
@@ -182,7 +183,7 @@ func (s *Server) routes() []route {
 // the background. Without tokens it serves loopback addresses only,
 // unless Options.Insecure is set.
 func (s *Server) Open(addr string) error {
-	if !s.opts.hasTokens() && !s.opts.Insecure && !isLoopback(addr) {
+	if !s.opts.hasTokens() && !s.opts.Insecure && !egress.IsLoopbackAddr(addr) {
 		return fmt.Errorf("listen on %s: no API token is set, so floe serves loopback addresses only "+
 			"(set server.adminTokens, or server.insecure: true)", addr)
 	}

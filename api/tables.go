@@ -167,7 +167,24 @@ func (s *Server) handleRuns(w http.ResponseWriter, r *http.Request) {
 	if runs == nil {
 		runs = []checkpoint.Run{} // a list, also before the first run
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"runs": runs})
+	writeJSON(w, http.StatusOK, runList{Runs: runs})
+}
+
+// runList is a table's newest runs, newest first.
+type runList struct {
+	Runs []checkpoint.Run `json:"runs"`
+}
+
+// triggerAnswer names the run a trigger started.
+type triggerAnswer struct {
+	RunID string `json:"runId"`
+}
+
+// taskConfigAnswer is a table's sync task config after a pause or resume.
+type taskConfigAnswer struct {
+	Name       string            `json:"name"`
+	Revision   int64             `json:"revision"`
+	TaskConfig map[string]string `json:"taskConfig"`
 }
 
 func (s *Server) handleTrigger(w http.ResponseWriter, r *http.Request) {
@@ -176,7 +193,7 @@ func (s *Server) handleTrigger(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusAccepted, map[string]string{"runId": id})
+	writeJSON(w, http.StatusAccepted, triggerAnswer{RunID: id})
 }
 
 // handlePause answers once the paused record is stored: from then on no
@@ -188,7 +205,7 @@ func (s *Server) handlePause(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"name": t.Name, "revision": t.Revision, "taskConfig": t.TaskConfig})
+	writeJSON(w, http.StatusOK, taskConfigAnswer{Name: t.Name, Revision: t.Revision, TaskConfig: t.TaskConfig})
 }
 
 func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) {
@@ -197,5 +214,5 @@ func (s *Server) handleResume(w http.ResponseWriter, r *http.Request) {
 		s.writeErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"name": t.Name, "revision": t.Revision, "taskConfig": t.TaskConfig})
+	writeJSON(w, http.StatusOK, taskConfigAnswer{Name: t.Name, Revision: t.Revision, TaskConfig: t.TaskConfig})
 }

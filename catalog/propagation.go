@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/floehq/floe/internal/sleep"
 )
 
 // PropagationNote is what a validation says when access was denied while
@@ -29,15 +31,15 @@ type ValidateOptions struct {
 // denial says so in its notes; one still denied says that IAM changes can
 // take a minute to propagate.
 func ValidateWithRetry(ctx context.Context, c Catalog, opts ValidateOptions) Report {
-	sleep := opts.Sleep
-	if sleep == nil {
-		sleep = sleepCtx
+	wait := opts.Sleep
+	if wait == nil {
+		wait = sleep.For
 	}
 	rep := c.Validate(ctx)
 	var waited time.Duration
 	for delay := 2 * time.Second; denied(rep) && waited < opts.PropagationWait; delay = min(2*delay, 15*time.Second) {
 		d := min(delay, opts.PropagationWait-waited)
-		if err := sleep(ctx, d); err != nil {
+		if err := wait(ctx, d); err != nil {
 			break
 		}
 		waited += d
@@ -64,15 +66,4 @@ func denied(r Report) bool {
 		}
 	}
 	return false
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/floehq/floe/internal/sleep"
 )
 
 // Table records on Redis (doc.go): every write is one script that takes
@@ -211,7 +213,7 @@ func (r *Redis) followTables(ctx context.Context, cursor int64, ch chan<- TableC
 		case errors.Is(err, redis.ErrClosed):
 			return
 		case err != nil:
-			if !sleepCtx(ctx, wait) {
+			if sleep.For(ctx, wait) != nil {
 				return
 			}
 			wait = min(2*wait, watchRetryMax)

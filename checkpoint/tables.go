@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"time"
+
+	"github.com/floehq/floe/internal/sleep"
 )
 
 // ErrStale: a compare-and-set table write found a newer record than the
@@ -87,19 +89,7 @@ func UpdateTableFunc(ctx context.Context, s Store, name string, attempts int, fn
 // writers racing for one table do not keep colliding. It reports false
 // when ctx ended first.
 func backoff(ctx context.Context, attempt int) bool {
-	return sleepCtx(ctx, time.Duration(attempt)*time.Millisecond+time.Duration(rand.IntN(1000*attempt))*time.Microsecond)
-}
-
-// sleepCtx waits d; false when ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
+	return sleep.For(ctx, time.Duration(attempt)*time.Millisecond+time.Duration(rand.IntN(1000*attempt))*time.Microsecond) == nil
 }
 
 // staleErr is the error of a compare-and-set that lost; the caller adds

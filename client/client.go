@@ -38,6 +38,9 @@ type Client struct {
 	base  *url.URL
 	token string
 	hc    *http.Client
+	// strict refuses answer fields the client's types do not hold; the
+	// tests set it to prove the types mirror a real floe's answers.
+	strict bool
 }
 
 // New returns a client of the floe at addr ("http://host:port", or
@@ -118,10 +121,20 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if out == nil || len(bytes.TrimSpace(raw)) == 0 {
 		return nil
 	}
-	if err := json.Unmarshal(raw, out); err != nil {
+	if err := c.decode(raw, out); err != nil {
 		return fmt.Errorf("decode answer of %s %s: %w", method, path, err)
 	}
 	return nil
+}
+
+// decode reads one answer into out (refusing unknown fields when strict).
+func (c *Client) decode(raw []byte, out any) error {
+	if !c.strict {
+		return json.Unmarshal(raw, out)
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(out)
 }
 
 // answerError builds the *Error of a non-2xx answer.

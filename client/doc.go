@@ -12,4 +12,6 @@
 //   - K3: a list answer without "pages" (a floe that does not page) is one
 //     page; the client then applies the state, q and sort options itself,
 //     so callers see the same result from either server.
+//   - K4: the client's types hold every field floe's answers carry: a real
+//     API server's answers to every call decode with unknown fields refused.
 package client

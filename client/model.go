@@ -31,11 +31,13 @@ const (
 
 // Table is one external table as the API shows it.
 type Table struct {
-	Name       string             `json:"name"`
-	Revision   int64              `json:"revision"`
-	Connection string             `json:"connection"`
-	Source     string             `json:"source"`
-	TaskConfig map[string]string  `json:"taskConfig,omitempty"`
+	Name       string            `json:"name"`
+	Revision   int64             `json:"revision"`
+	Connection string            `json:"connection"`
+	Source     string            `json:"source"`
+	TaskConfig map[string]string `json:"taskConfig,omitempty"`
+	// FieldIDs binds each Pinot column to the Iceberg field id it reads.
+	FieldIDs   map[string]int     `json:"fieldIds,omitempty"`
 	Status     Status             `json:"status"`
 	Checkpoint *CheckpointSummary `json:"checkpoint,omitempty"`
 	LastRun    *Run               `json:"lastRun,omitempty"`
@@ -51,6 +53,29 @@ type Table struct {
 	// answers with (kept as sent).
 	Schema      json.RawMessage `json:"schema,omitempty"`
 	TableConfig json.RawMessage `json:"tableConfig,omitempty"`
+	// LastEvent is the last change announcement the answering replica saw.
+	LastEvent *SeenEvent `json:"lastEvent,omitempty"`
+}
+
+// SeenEvent is a change announcement (a commit) as a replica received it.
+type SeenEvent struct {
+	Event Event `json:"event"`
+	// Via is the queue's name, or "webhook".
+	Via        string    `json:"via"`
+	ReceivedAt time.Time `json:"receivedAt"`
+}
+
+// Event is one announcement of an Iceberg commit.
+type Event struct {
+	Kind             string    `json:"kind"`
+	ID               string    `json:"id,omitempty"`
+	Time             time.Time `json:"time,omitzero"`
+	Region           string    `json:"region,omitempty"`
+	Account          string    `json:"account,omitempty"`
+	Catalog          string    `json:"catalog,omitempty"`
+	Namespace        string    `json:"namespace,omitempty"`
+	Table            string    `json:"table,omitempty"`
+	MetadataLocation string    `json:"metadataLocation,omitempty"`
 }
 
 // Status is a table's scheduling state on the replica that answered.
@@ -76,12 +101,26 @@ type Progress struct {
 
 // CheckpointSummary is the table's checkpoint without its file map.
 type CheckpointSummary struct {
+	Table            string    `json:"table"`
 	SnapshotID       int64     `json:"snapshotId"`
 	SequenceNumber   int64     `json:"sequenceNumber"`
 	MetadataLocation string    `json:"metadataLocation"`
+	TableUUID        string    `json:"tableUuid"`
+	SchemaID         int       `json:"schemaId"`
 	FileCount        int       `json:"fileCount"`
 	CommittedAt      time.Time `json:"committedAt"`
+	LeaseToken       int64     `json:"leaseToken"`
+	Backfill         *Backfill `json:"backfill,omitempty"`
 	Rows             int64     `json:"rows,omitempty"`
+}
+
+// Backfill is how far a batched run part-way through has come.
+type Backfill struct {
+	SnapshotID       int64  `json:"snapshotId"`
+	MetadataLocation string `json:"metadataLocation"`
+	FilesDone        int    `json:"filesDone"`
+	FilesTotal       int    `json:"filesTotal"`
+	RunID            string `json:"runId,omitempty"`
 }
 
 // Lag is how far Pinot is behind the newest Iceberg snapshot.
@@ -110,6 +149,10 @@ type Run struct {
 	Bytes             int64     `json:"bytes"`
 	Error             string    `json:"error,omitempty"`
 	Owner             string    `json:"owner,omitempty"`
+	// Builders counts the units each replica built for the run.
+	Builders map[string]int `json:"builders,omitempty"`
+	// SchemaChange says what the run did about a change of the Iceberg schema.
+	SchemaChange string `json:"schemaChange,omitempty"`
 	// Log is the run's own log lines, from a floe that keeps them.
 	Log []RunLogLine `json:"log,omitempty"`
 }

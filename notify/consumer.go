@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/floehq/floe/internal/sleep"
 )
 
 // Queue is a message queue a Consumer reads (SQSQueue; MemoryQueue in
@@ -140,7 +142,7 @@ func (c *Consumer) loop(ctx context.Context) {
 				return
 			}
 			c.log.Error("receive notifications", slog.String("error", err.Error()), slog.Duration("retry_in", backoff))
-			if !sleep(ctx, backoff) {
+			if sleep.For(ctx, backoff) != nil {
 				return
 			}
 			backoff = min(2*backoff, 30*time.Second)
@@ -208,15 +210,4 @@ func (c *Consumer) handle(ctx context.Context, m Message) (remove bool) {
 		return false
 	}
 	return true
-}
-
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

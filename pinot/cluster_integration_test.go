@@ -252,8 +252,8 @@ func testMetadataPush(t *testing.T, c *testpeer.PinotCluster, moto string, b *pi
 	if _, err := s3c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String("deep")}); err != nil {
 		t.Fatal(err)
 	}
-	ds, err := pinot.NewS3DeepStore(ctx, pinot.S3Options{URI: "s3://deep/floe/segments/", Region: "us-east-1", Endpoint: moto,
-		PathStyle: true, AccessKeyID: testpeer.MotoCredential, SecretAccessKey: testpeer.MotoCredential})
+	ds, err := pinot.NewS3DeepStore(ctx, pinot.S3Options{S3Location: pinot.S3Location{URI: "s3://deep/floe/segments/", Region: "us-east-1", Endpoint: moto,
+		PathStyle: true, AccessKeyID: testpeer.MotoCredential, SecretAccessKey: testpeer.MotoCredential}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/floehq/floe/pinot/spec"
 	"io"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/floehq/floe/internal/sleep"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // Controller is an Uploader backed by a Pinot controller's REST API
@@ -270,12 +272,8 @@ func (c *Controller) waitUnlisted(ctx context.Context, table string, names []str
 		if time.Now().After(deadline) {
 			return fmt.Errorf("delete segments of %s: %s still listed after the delete", table, strings.Join(left, ", "))
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
+		if err := sleep.For(ctx, wait); err != nil {
+			return err
 		}
 		wait = min(2*wait, 2*time.Second)
 	}

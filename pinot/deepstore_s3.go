@@ -20,20 +20,29 @@ import (
 	"github.com/floehq/floe/internal/egress"
 )
 
-// S3Options configures an S3 or S3-compatible deep store.
-type S3Options struct {
+// S3Location is where an S3 or S3-compatible deep store is and whose
+// keys reach it; floe's configuration file holds it as pinot.deepStore
+// (hence the yaml tags). The credentials are never printed.
+type S3Location struct {
 	// URI is s3://bucket[/prefix]; tarballs go to <URI>/<table>/<segment>.tar.gz.
-	URI    string
-	Region string
+	URI    string `yaml:"uri"`
+	Region string `yaml:"region"`
 	// Endpoint overrides the S3 endpoint (an S3-compatible store); "" is AWS.
-	Endpoint string
+	Endpoint string `yaml:"endpoint"`
 	// PathStyle addresses buckets as <endpoint>/<bucket>/<key> instead of
 	// <bucket>.<endpoint>/<key> (most S3-compatible stores want it).
-	PathStyle bool
+	PathStyle bool `yaml:"pathStyle"`
 	// Static credentials; empty AccessKeyID means the AWS default chain
 	// (environment, shared files, web identity, instance role).
-	AccessKeyID, SecretAccessKey, SessionToken string
-	Retry                                      RetryPolicy
+	AccessKeyID     string `yaml:"accessKeyID"`
+	SecretAccessKey string `yaml:"secretAccessKey"`
+	SessionToken    string `yaml:"sessionToken"`
+}
+
+// S3Options configures an S3 or S3-compatible deep store.
+type S3Options struct {
+	S3Location
+	Retry RetryPolicy
 	// Egress decides the addresses the store may be reached at (checked
 	// at every dial, after name resolution); nil refuses none. Either way
 	// no redirect to another origin is followed.
@@ -167,11 +176,12 @@ func (s *S3DeepStore) deleteBatch(ctx context.Context, table string, segments []
 	})
 }
 
-// String describes the options without their credentials.
-func (o S3Options) String() string {
+// String describes the location without its credentials, so that a
+// printed configuration never shows them.
+func (l S3Location) String() string {
 	creds := "default chain"
-	if o.AccessKeyID != "" {
+	if l.AccessKeyID != "" {
 		creds = "static keys"
 	}
-	return fmt.Sprintf("{URI:%s Region:%s Endpoint:%s PathStyle:%t Credentials:%s}", o.URI, o.Region, o.Endpoint, o.PathStyle, creds)
+	return fmt.Sprintf("{uri:%s region:%s endpoint:%s pathStyle:%t credentials:%s}", l.URI, l.Region, l.Endpoint, l.PathStyle, creds)
 }

@@ -135,8 +135,8 @@ func TestS3DeepStore_Egress(t *testing.T) {
 		policy  *egress.Policy
 		reaches bool
 	}{{egress.Default(), false}, {lo, true}} {
-		store, err := pinot.NewS3DeepStore(t.Context(), pinot.S3Options{URI: "s3://deep/floe", Region: "us-east-1", Endpoint: s3.URL,
-			PathStyle: true, AccessKeyID: "AKIDDEEPSTORE", SecretAccessKey: "deep-secret-0123", Retry: fastRetry, Egress: c.policy})
+		store, err := pinot.NewS3DeepStore(t.Context(), pinot.S3Options{S3Location: pinot.S3Location{URI: "s3://deep/floe", Region: "us-east-1", Endpoint: s3.URL,
+			PathStyle: true, AccessKeyID: "AKIDDEEPSTORE", SecretAccessKey: "deep-secret-0123"}, Retry: fastRetry, Egress: c.policy})
 		if err != nil {
 			t.Fatal(err)
 		}

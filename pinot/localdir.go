@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/floehq/floe/pinot/spec"
 	"io"
 	"io/fs"
 	mrand "math/rand/v2"
@@ -16,6 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/floehq/floe/internal/sleep"
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // LocalDir is an Uploader that keeps each table in <root>/<table>/ with
@@ -234,14 +236,7 @@ func (d *LocalDir) update(ctx context.Context, table string, fn func(tx *tableTx
 
 // backoff sleeps a random time, longer after more lost races.
 func backoff(ctx context.Context, attempt int) error {
-	t := time.NewTimer(mrand.N(time.Millisecond << min(attempt, 5)))
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return sleep.For(ctx, mrand.N(time.Millisecond<<min(attempt, 5)))
 }
 
 // publish writes tx as the version after the one it was read from and

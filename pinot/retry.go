@@ -13,17 +13,19 @@ import (
 	"time"
 
 	"github.com/floehq/floe/internal/egress"
+	"github.com/floehq/floe/internal/sleep"
 )
 
 // RetryPolicy bounds the retries of one call to Pinot or the deep store:
 // exponential backoff with full jitter (each wait is uniform in
 // [0, min(MaxBackoff, InitialBackoff·2^n))), at most Attempts attempts, and
 // no new attempt once MaxElapsed has passed since the first.
+// floe's configuration file holds it as pinot.retry (hence the yaml tags).
 type RetryPolicy struct {
-	Attempts       int
-	InitialBackoff time.Duration
-	MaxBackoff     time.Duration
-	MaxElapsed     time.Duration
+	Attempts       int           `yaml:"attempts"`
+	InitialBackoff time.Duration `yaml:"initialBackoff"`
+	MaxBackoff     time.Duration `yaml:"maxBackoff"`
+	MaxElapsed     time.Duration `yaml:"maxElapsed"`
 }
 
 // DefaultRetryPolicy is what NewController and NewS3DeepStore use.
@@ -88,12 +90,8 @@ func (c call) run(ctx context.Context, attempt func(ctx context.Context) error) 
 		if n >= attempts || (c.policy.MaxElapsed > 0 && time.Since(start)+wait > c.policy.MaxElapsed) {
 			return fmt.Errorf("%w (gave up after %d attempts)", err, n)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if sleep.For(ctx, wait) != nil {
 			return err
-		case <-t.C:
 		}
 	}
 }

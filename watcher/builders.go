@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/sleep"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher/plan"
 )
@@ -56,22 +57,13 @@ func (w *Watcher) builderLoop(ctx context.Context, id string) {
 		if err != nil {
 			if ctx.Err() == nil {
 				w.log.Warn("claim work", slog.String("builder", id), slog.String("error", err.Error()))
-				sleep(ctx, time.Second)
+				_ = sleep.For(ctx, time.Second)
 			}
 			continue
 		}
 		if ok {
 			w.processItem(ctx, id, item)
 		}
-	}
-}
-
-func sleep(ctx context.Context, d time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-	case <-t.C:
 	}
 }
 

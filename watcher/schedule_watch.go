@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/sleep"
 )
 
 // Waits of the change follower between attempts.
@@ -24,7 +25,7 @@ const (
 func (w *Watcher) followTables(ctx context.Context) {
 	wait := time.Duration(0)
 	for {
-		if wait > 0 && !sleepCtx(ctx, wait) {
+		if wait > 0 && sleep.For(ctx, wait) != nil {
 			return
 		}
 		_ = w.followChanges(ctx) // returns errLostChanges, or why it could not start
@@ -100,16 +101,4 @@ func (w *Watcher) applyChange(ctx context.Context, c checkpoint.TableChange) boo
 	w.mu.Unlock()
 	w.poke()
 	return true
-}
-
-// sleepCtx waits d; false when ctx ended first.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-timer.C:
-		return true
-	}
 }

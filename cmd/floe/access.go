@@ -12,6 +12,7 @@ import (
 	"github.com/floehq/floe/catalog"
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/config"
+	"github.com/floehq/floe/internal/egress"
 	"github.com/floehq/floe/internal/redact"
 )
 
@@ -99,7 +100,7 @@ func (a *app) logAccess(addr string) {
 	case s.HasTokens():
 		a.log.Info("api asks for a bearer token", slog.Int("admin_tokens", len(s.AdminTokens)),
 			slog.Int("read_tokens", len(s.ReadTokens)), slog.Bool("metrics_protected", s.ProtectMetrics))
-	case s.Insecure && !config.IsLoopback(addr):
+	case s.Insecure && !egress.IsLoopbackAddr(addr):
 		a.log.Warn("api is open to anyone who reaches "+addr+": no token is set and server.insecure is true",
 			slog.String("addr", addr))
 	default:

@@ -97,12 +97,9 @@ func newUploader(ctx context.Context, cfg config.Pinot, pol *egress.Policy) (pin
 	if err != nil {
 		return nil, err
 	}
-	c.Retry = pinot.RetryPolicy{Attempts: cfg.Retry.Attempts, InitialBackoff: cfg.Retry.InitialBackoff,
-		MaxBackoff: cfg.Retry.MaxBackoff, MaxElapsed: cfg.Retry.MaxElapsed}
+	c.Retry = cfg.Retry
 	if ds := cfg.DeepStore; ds.URI != "" {
-		store, err := pinot.NewS3DeepStore(ctx, pinot.S3Options{URI: ds.URI, Region: ds.Region, Endpoint: ds.Endpoint,
-			PathStyle: ds.PathStyle, AccessKeyID: ds.AccessKeyID, SecretAccessKey: ds.SecretAccessKey,
-			SessionToken: ds.SessionToken, Retry: c.Retry, Egress: pol})
+		store, err := pinot.NewS3DeepStore(ctx, pinot.S3Options{S3Location: ds, Retry: c.Retry, Egress: pol})
 		if err != nil {
 			return nil, err
 		}

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/floehq/floe/internal/egress"
+	"github.com/floehq/floe/pinot"
 )
 
 // Config is the whole of floe's configuration.
@@ -171,7 +172,7 @@ func Default() Config {
 		Server: Server{Addr: "127.0.0.1:8080", ReadTimeout: 30 * time.Second, WriteTimeout: 2 * time.Minute,
 			IdleTimeout: 2 * time.Minute, MaxBodyBytes: 1 << 20, MaxCatalogCalls: 4, StoreTimeout: 800 * time.Millisecond},
 		Store: Store{Path: "floe-data/floe.db", Redis: RedisStore{KeyPrefix: "floe:"}},
-		Pinot: Pinot{SegmentDir: "floe-data/segments", Timeout: 60 * time.Second, Retry: defaultRetry()},
+		Pinot: Pinot{SegmentDir: "floe-data/segments", Timeout: 60 * time.Second, Retry: pinot.DefaultRetryPolicy()},
 		Watcher: Watcher{
 			DefaultSchedule:     "*/5 * * * *",
 			MaxConcurrentRuns:   4,

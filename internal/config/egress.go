@@ -2,8 +2,6 @@ package config
 
 import (
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/floehq/floe/internal/egress"
 )
@@ -43,35 +41,4 @@ func (s Security) EgressPolicy() *egress.Policy {
 		return egress.Default()
 	}
 	return p
-}
-
-// egressEnv lists the FLOE_SECURITY_EGRESS_* overrides.
-func egressEnv() []envVar {
-	vars := []envVar{
-		{"FLOE_SECURITY_EGRESS_ALLOW", "security.egress.allow", list(func(c *Config) *[]string { return &c.Security.Egress.Allow })},
-		{"FLOE_SECURITY_EGRESS_LISTEDONLY", "security.egress.listedOnly", boolean(func(c *Config) *bool { return &c.Security.Egress.ListedOnly })},
-	}
-	for _, k := range egress.Kinds() {
-		rule := func(c *Config) *egress.Rule { return egressRule(&c.Security.Egress, k) }
-		name := fmt.Sprintf("FLOE_SECURITY_EGRESS_%s", strings.ToUpper(string(k)))
-		vars = append(vars,
-			envVar{name + "_ALLOW", "security.egress." + string(k) + ".allow", list(func(c *Config) *[]string { return &rule(c).Allow })},
-			envVar{name + "_LISTEDONLY", "security.egress." + string(k) + ".listedOnly", boolean(func(c *Config) *bool { return &rule(c).ListedOnly })})
-	}
-	return vars
-}
-
-// egressRule returns the rule of kind k in cfg.
-func egressRule(cfg *egress.Config, k egress.Kind) *egress.Rule {
-	switch k {
-	case egress.Catalog:
-		return &cfg.Catalog
-	case egress.OAuth:
-		return &cfg.OAuth
-	case egress.AWS:
-		return &cfg.AWS
-	case egress.Pinot:
-		return &cfg.Pinot
-	}
-	return &cfg.DeepStore
 }

@@ -2,68 +2,11 @@ package config
 
 import (
 	"fmt"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// envVar binds one FLOE_* variable to a config field.
-type envVar struct {
-	name  string
-	field string
-	set   func(c *Config, v string) error
-}
-
-func str(dst func(c *Config) *string) func(*Config, string) error {
-	return func(c *Config, v string) error { *dst(c) = v; return nil }
-}
-
-func dur(dst func(c *Config) *time.Duration) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return err
-		}
-		*dst(c) = d
-		return nil
-	}
-}
-
-func num(dst func(c *Config) *int) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil {
-			return err
-		}
-		*dst(c) = n
-		return nil
-	}
-}
-
-func num64(dst func(c *Config) *int64) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return err
-		}
-		*dst(c) = n
-		return nil
-	}
-}
-
-// list reads a comma-separated list (empty items dropped).
-func list(dst func(c *Config) *[]string) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		var out []string
-		for _, item := range strings.Split(v, ",") {
-			if item = strings.TrimSpace(item); item != "" {
-				out = append(out, item)
-			}
-		}
-		*dst(c) = out
-		return nil
-	}
-}
 
 // APITokenEnv is the variable from which floe's commands that call a
 // running floe's API (aws-policy -server, ...) take their bearer token; it
@@ -78,66 +21,155 @@ const (
 	TokenEnv = "FLOE_TOKEN"
 )
 
-// envVars lists every supported override. The variable name is the field
-// path upper-cased with dots turned into underscores, prefixed FLOE_.
-func envVars() []envVar {
-	return append([]envVar{
-		{"FLOE_SERVER_ADDR", "server.addr", str(func(c *Config) *string { return &c.Server.Addr })},
-		{"FLOE_SERVER_INSECURE", "server.insecure", boolean(func(c *Config) *bool { return &c.Server.Insecure })},
-		{"FLOE_SERVER_ADMINTOKENS", "server.adminTokens", list(func(c *Config) *[]string { return &c.Server.AdminTokens })},
-		{"FLOE_SERVER_READTOKENS", "server.readTokens", list(func(c *Config) *[]string { return &c.Server.ReadTokens })},
-		{"FLOE_SERVER_PROTECTMETRICS", "server.protectMetrics", boolean(func(c *Config) *bool { return &c.Server.ProtectMetrics })},
-		{"FLOE_SERVER_ALLOWEDORIGINS", "server.allowedOrigins", list(func(c *Config) *[]string { return &c.Server.AllowedOrigins })},
-		{"FLOE_SERVER_ALLOWEDHOSTS", "server.allowedHosts", list(func(c *Config) *[]string { return &c.Server.AllowedHosts })},
-		{"FLOE_SERVER_READTIMEOUT", "server.readTimeout", dur(func(c *Config) *time.Duration { return &c.Server.ReadTimeout })},
-		{"FLOE_SERVER_WRITETIMEOUT", "server.writeTimeout", dur(func(c *Config) *time.Duration { return &c.Server.WriteTimeout })},
-		{"FLOE_SERVER_IDLETIMEOUT", "server.idleTimeout", dur(func(c *Config) *time.Duration { return &c.Server.IdleTimeout })},
-		{"FLOE_SERVER_MAXBODYBYTES", "server.maxBodyBytes", num64(func(c *Config) *int64 { return &c.Server.MaxBodyBytes })},
-		{"FLOE_SERVER_MAXCATALOGCALLS", "server.maxCatalogCalls", num(func(c *Config) *int { return &c.Server.MaxCatalogCalls })},
-		{"FLOE_SERVER_STORETIMEOUT", "server.storeTimeout", dur(func(c *Config) *time.Duration { return &c.Server.StoreTimeout })},
-		{"FLOE_SECURITY_LOCALROOTS", "security.localRoots", list(func(c *Config) *[]string { return &c.Security.LocalRoots })},
-		{"FLOE_SECURITY_SECRETENV", "security.secretEnv", list(func(c *Config) *[]string { return &c.Security.SecretEnv })},
-		{"FLOE_SECURITY_SECRETFILEROOTS", "security.secretFileRoots", list(func(c *Config) *[]string { return &c.Security.SecretFileRoots })},
-		{"FLOE_STORE_REDIS_URL", "store.redis.url", str(func(c *Config) *string { return &c.Store.Redis.URL })},
-		{"FLOE_STORE_REDIS_KEYPREFIX", "store.redis.keyPrefix", str(func(c *Config) *string { return &c.Store.Redis.KeyPrefix })},
-		{"FLOE_STORE_PATH", "store.path", str(func(c *Config) *string { return &c.Store.Path })},
-		{"FLOE_PINOT_CONTROLLERURL", "pinot.controllerURL", str(func(c *Config) *string { return &c.Pinot.ControllerURL })},
-		{"FLOE_PINOT_BROKERURL", "pinot.brokerURL", str(func(c *Config) *string { return &c.Pinot.BrokerURL })},
-		{"FLOE_PINOT_SEGMENTDIR", "pinot.segmentDir", str(func(c *Config) *string { return &c.Pinot.SegmentDir })},
-		{"FLOE_PINOT_TIMEOUT", "pinot.timeout", dur(func(c *Config) *time.Duration { return &c.Pinot.Timeout })},
-		{"FLOE_PINOT_RETRY_ATTEMPTS", "pinot.retry.attempts", num(func(c *Config) *int { return &c.Pinot.Retry.Attempts })},
-		{"FLOE_PINOT_RETRY_MAXELAPSED", "pinot.retry.maxElapsed", dur(func(c *Config) *time.Duration { return &c.Pinot.Retry.MaxElapsed })},
-		{"FLOE_PINOT_DEEPSTORE_URI", "pinot.deepStore.uri", str(func(c *Config) *string { return &c.Pinot.DeepStore.URI })},
-		{"FLOE_PINOT_DEEPSTORE_REGION", "pinot.deepStore.region", str(func(c *Config) *string { return &c.Pinot.DeepStore.Region })},
-		{"FLOE_PINOT_DEEPSTORE_ENDPOINT", "pinot.deepStore.endpoint", str(func(c *Config) *string { return &c.Pinot.DeepStore.Endpoint })},
-		{"FLOE_PINOT_DEEPSTORE_PATHSTYLE", "pinot.deepStore.pathStyle", boolean(func(c *Config) *bool { return &c.Pinot.DeepStore.PathStyle })},
-		{"FLOE_WATCHER_DEFAULTSCHEDULE", "watcher.defaultSchedule", str(func(c *Config) *string { return &c.Watcher.DefaultSchedule })},
-		{"FLOE_WATCHER_MAXCONCURRENTRUNS", "watcher.maxConcurrentRuns", num(func(c *Config) *int { return &c.Watcher.MaxConcurrentRuns })},
-		{"FLOE_WATCHER_BUILDPARALLELISM", "watcher.buildParallelism", num(func(c *Config) *int { return &c.Watcher.BuildParallelism })},
-		{"FLOE_WATCHER_LEASETTL", "watcher.leaseTTL", dur(func(c *Config) *time.Duration { return &c.Watcher.LeaseTTL })},
-		{"FLOE_WATCHER_REFRESHINTERVAL", "watcher.refreshInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.RefreshInterval })},
-		{"FLOE_WATCHER_LAGINTERVAL", "watcher.lagInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.LagInterval })},
-		{"FLOE_WATCHER_OWNER", "watcher.owner", str(func(c *Config) *string { return &c.Watcher.Owner })},
-		{"FLOE_WATCHER_WORKDIR", "watcher.workDir", str(func(c *Config) *string { return &c.Watcher.WorkDir })},
-		{"FLOE_WATCHER_LEASEMARGIN", "watcher.leaseMargin", dur(func(c *Config) *time.Duration { return &c.Watcher.LeaseMargin })},
-		{"FLOE_WATCHER_BATCHFILES", "watcher.batchFiles", num(func(c *Config) *int { return &c.Watcher.BatchFiles })},
-		{"FLOE_WATCHER_BATCHBYTES", "watcher.batchBytes", num64(func(c *Config) *int64 { return &c.Watcher.BatchBytes })},
-		{"FLOE_WATCHER_SHAREBUILDS", "watcher.shareBuilds", boolean(func(c *Config) *bool { return &c.Watcher.ShareBuilds })},
-		{"FLOE_WATCHER_CLAIMTIMEOUT", "watcher.claimTimeout", dur(func(c *Config) *time.Duration { return &c.Watcher.ClaimTimeout })},
-		{"FLOE_WATCHER_DRAINGRACE", "watcher.drainGrace", dur(func(c *Config) *time.Duration { return &c.Watcher.DrainGrace })},
-		{"FLOE_WATCHER_MINSCHEDULEINTERVAL", "watcher.minScheduleInterval", dur(func(c *Config) *time.Duration { return &c.Watcher.MinScheduleInterval })},
-		{"FLOE_LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
-		{"LOG_LEVEL", "log.level", str(func(c *Config) *string { return &c.Log.Level })},
-		{"FLOE_LOG_FORMAT", "log.format", str(func(c *Config) *string { return &c.Log.Format })},
-	}, egressEnv()...)
+// logLevelEnv is the one override outside the FLOE_ prefix: the common
+// LOG_LEVEL, read like FLOE_LOG_LEVEL.
+const logLevelEnv = "LOG_LEVEL"
+
+// EnvVar is one environment override: the variable and the field it sets.
+type EnvVar struct {
+	// Name is FLOE_ and the field's path upper-cased with dots turned
+	// into underscores (FLOE_PINOT_DEEPSTORE_URI for pinot.deepStore.uri).
+	Name string
+	// Field is the field's path in the YAML file (pinot.deepStore.uri).
+	Field string
+	// Type is the field's kind as the variable spells it: string, bool,
+	// int, duration or list (comma-separated, empty items dropped).
+	Type  string
+	index []int
+}
+
+// EnvVars lists every override, in the order of Config's fields. Each is
+// derived from the field's yaml tag; every field that holds a string, a
+// bool, an integer, a duration or a list of strings has one. Maps and
+// lists of sections (connections, pinot.headers, notifications.queues)
+// are set in the file only.
+func EnvVars() []EnvVar {
+	vars := envFields(reflect.TypeFor[Config](), "", nil)
+	for _, v := range vars {
+		if v.Field == "log.level" {
+			alias := v
+			alias.Name = logLevelEnv
+			vars = append(vars, alias)
+		}
+	}
+	return vars
+}
+
+// envFields walks the fields of struct type t under the YAML path prefix
+// (index is t's place in Config) and returns their overrides.
+func envFields(t reflect.Type, prefix string, index []int) []EnvVar {
+	var out []EnvVar
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if tag == "" || tag == "-" {
+			continue
+		}
+		path := tag
+		if prefix != "" {
+			path = prefix + "." + tag
+		}
+		at := append(append([]int(nil), index...), i)
+		if f.Type.Kind() == reflect.Struct {
+			out = append(out, envFields(f.Type, path, at)...)
+			continue
+		}
+		if typ := envType(f.Type); typ != "" {
+			name := "FLOE_" + strings.ToUpper(strings.ReplaceAll(path, ".", "_"))
+			out = append(out, EnvVar{Name: name, Field: path, Type: typ, index: at})
+		}
+	}
+	return out
+}
+
+// envType names how a variable spells a field of type t ("" when no
+// variable can: maps, pointers, lists of sections).
+func envType(t reflect.Type) string {
+	if t == reflect.TypeFor[time.Duration]() {
+		return "duration"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "string"
+	case reflect.Bool:
+		return "bool"
+	case reflect.Int, reflect.Int64:
+		return "int"
+	case reflect.Slice:
+		if t.Elem().Kind() == reflect.String {
+			return "list"
+		}
+	}
+	return ""
+}
+
+// set parses val and stores it in v's field of c.
+func (v EnvVar) set(c *Config, val string) error {
+	dst := reflect.ValueOf(c).Elem().FieldByIndex(v.index)
+	switch v.Type {
+	case "duration":
+		d, err := time.ParseDuration(val)
+		if err != nil {
+			return err
+		}
+		dst.SetInt(int64(d))
+	case "int":
+		n, err := parseInt(val, dst.Kind())
+		if err != nil {
+			return err
+		}
+		dst.SetInt(n)
+	case "bool":
+		b, err := parseBool(val)
+		if err != nil {
+			return err
+		}
+		dst.SetBool(b)
+	case "list":
+		dst.Set(reflect.ValueOf(parseList(val)))
+	default:
+		dst.SetString(val)
+	}
+	return nil
+}
+
+// parseInt reads an override of an int or int64 field.
+func parseInt(v string, k reflect.Kind) (int64, error) {
+	if k == reflect.Int {
+		n, err := strconv.Atoi(v)
+		return int64(n), err
+	}
+	return strconv.ParseInt(v, 10, 64)
+}
+
+// parseBool reads an override of a bool field.
+func parseBool(v string) (bool, error) {
+	switch strings.ToLower(v) {
+	case "true", "1", "yes":
+		return true, nil
+	case "false", "0", "no", "":
+		return false, nil
+	}
+	return false, fmt.Errorf("want true or false, got %q", v)
+}
+
+// parseList reads a comma-separated list (empty items dropped).
+func parseList(v string) []string {
+	var out []string
+	for _, item := range strings.Split(v, ",") {
+		if item = strings.TrimSpace(item); item != "" {
+			out = append(out, item)
+		}
+	}
+	return out
 }
 
 // applyEnv applies the FLOE_* overrides found in env (KEY=VALUE pairs).
 // An unknown FLOE_ variable is an error: a typo must not pass silently.
 func applyEnv(c *Config, env []string) error {
-	known := map[string]envVar{}
-	for _, v := range envVars() {
-		known[v.name] = v
+	known := map[string]EnvVar{}
+	for _, v := range EnvVars() {
+		known[v.Name] = v
 	}
 	for _, kv := range env {
 		name, val, ok := strings.Cut(kv, "=")
@@ -152,7 +184,7 @@ func applyEnv(c *Config, env []string) error {
 			continue
 		}
 		if err := v.set(c, val); err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalid, &FieldError{v.field + " (from " + name + ")", err.Error()})
+			return fmt.Errorf("%w: %w", ErrInvalid, &FieldError{v.Field + " (from " + name + ")", err.Error()})
 		}
 	}
 	return nil

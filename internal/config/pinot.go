@@ -5,36 +5,20 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
+
+	"github.com/floehq/floe/pinot"
 )
 
 // Retry bounds the retries of each controller and deep-store call:
 // exponential backoff with full jitter on 5xx answers, timeouts and cut
-// connections.
-type Retry struct {
-	Attempts       int           `yaml:"attempts"`
-	InitialBackoff time.Duration `yaml:"initialBackoff"`
-	MaxBackoff     time.Duration `yaml:"maxBackoff"`
-	MaxElapsed     time.Duration `yaml:"maxElapsed"`
-}
+// connections. It is the controller's own policy type.
+type Retry = pinot.RetryPolicy
 
 // DeepStore is an S3 or S3-compatible store segments are pushed to
 // (metadata push); empty URI means tar push through the controller.
 // The credentials are never logged; empty AccessKeyID means the AWS
-// default chain.
-type DeepStore struct {
-	URI             string `yaml:"uri"` // s3://bucket[/prefix]
-	Region          string `yaml:"region"`
-	Endpoint        string `yaml:"endpoint"`
-	PathStyle       bool   `yaml:"pathStyle"`
-	AccessKeyID     string `yaml:"accessKeyID"`
-	SecretAccessKey string `yaml:"secretAccessKey"`
-	SessionToken    string `yaml:"sessionToken"`
-}
-
-func defaultRetry() Retry {
-	return Retry{Attempts: 5, InitialBackoff: 500 * time.Millisecond, MaxBackoff: 15 * time.Second, MaxElapsed: 2 * time.Minute}
-}
+// default chain. It is the deep store's own location type.
+type DeepStore = pinot.S3Location
 
 // validatePinot checks the pinot section and returns the first problem.
 func (c *Config) validatePinot() *FieldError {
@@ -58,7 +42,7 @@ func (c *Config) validatePinot() *FieldError {
 			return nil
 		},
 		func() *FieldError { return positive("pinot.retry.maxElapsed", int64(p.Retry.MaxElapsed)) },
-		p.DeepStore.validate,
+		func() *FieldError { return validateDeepStore(p.DeepStore) },
 		func() *FieldError {
 			if p.DeepStore.URI != "" && p.ControllerURL == "" {
 				return &FieldError{"pinot.deepStore.uri", "needs pinot.controllerURL (the metadata push goes to a controller)"}
@@ -74,7 +58,7 @@ func (c *Config) validatePinot() *FieldError {
 	return nil
 }
 
-func (d DeepStore) validate() *FieldError {
+func validateDeepStore(d DeepStore) *FieldError {
 	if d.URI == "" {
 		return nil
 	}
@@ -92,31 +76,6 @@ func (d DeepStore) validate() *FieldError {
 		return &FieldError{"pinot.deepStore.secretAccessKey", "accessKeyID and secretAccessKey go together (or neither: the AWS default chain)"}
 	}
 	return nil
-}
-
-// boolean parses an environment override of a bool field.
-func boolean(dst func(c *Config) *bool) func(*Config, string) error {
-	return func(c *Config, v string) error {
-		switch strings.ToLower(v) {
-		case "true", "1", "yes":
-			*dst(c) = true
-		case "false", "0", "no", "":
-			*dst(c) = false
-		default:
-			return fmt.Errorf("want true or false, got %q", v)
-		}
-		return nil
-	}
-}
-
-// String describes the deep store without its credentials, so that a
-// printed config never shows them.
-func (d DeepStore) String() string {
-	creds := "default chain"
-	if d.AccessKeyID != "" {
-		creds = "static keys"
-	}
-	return fmt.Sprintf("{uri:%s region:%s endpoint:%s pathStyle:%t credentials:%s}", d.URI, d.Region, d.Endpoint, d.PathStyle, creds)
 }
 
 // String describes the pinot section with header names but not their

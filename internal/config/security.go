@@ -2,12 +2,12 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strings"
 
 	"github.com/floehq/floe/catalog"
+	"github.com/floehq/floe/internal/egress"
 )
 
 // MinTokenLen is the shortest API token accepted.
@@ -15,19 +15,6 @@ const MinTokenLen = 16
 
 // HasTokens reports whether the API asks for a token.
 func (s Server) HasTokens() bool { return len(s.AdminTokens)+len(s.ReadTokens) > 0 }
-
-// IsLoopback reports whether a host:port listens on loopback only.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // resolveTokens reads API tokens written as ${env:NAME} or ${file:/path}.
 // A token is never echoed in an error.
@@ -79,7 +66,7 @@ func (c *Config) validateServer() *FieldError {
 			seen[tok] = true
 		}
 	}
-	if !s.HasTokens() && !s.Insecure && !IsLoopback(s.Addr) {
+	if !s.HasTokens() && !s.Insecure && !egress.IsLoopbackAddr(s.Addr) {
 		return &FieldError{"server.addr", fmt.Sprintf("%s is not a loopback address and no API token is set: "+
 			"set server.adminTokens (or readTokens), or server.insecure: true to serve it open", s.Addr)}
 	}
