@@ -57,6 +57,8 @@ type replica struct {
 	addr     string
 	redisURL string
 	proc     *testpeer.Process
+	// bin is the floe binary it runs ("": the cluster's, this tree's).
+	bin string
 }
 
 func newCluster(t *testing.T, set settings) *cluster {
@@ -140,7 +142,7 @@ func (c *cluster) start(i int) *replica {
 	if err := os.WriteFile(cfg, []byte(c.config(r)), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
-	r.proc = testpeer.Start(c.t, testpeer.ProcessSpec{Name: r.name, Cmd: c.bin, Args: []string{"serve", "-config", cfg}, Dir: dir})
+	r.proc = testpeer.Start(c.t, testpeer.ProcessSpec{Name: r.name, Cmd: cmp.Or(r.bin, c.bin), Args: []string{"serve", "-config", cfg}, Dir: dir})
 	testpeer.WaitHTTP(c.t, "http://"+r.addr+"/healthz", 60*time.Second, nil)
 	return r
 }
