@@ -97,11 +97,15 @@
 // replica of the older release refuses a newer record (its run fails
 // with the error, nothing is written over the record) instead of
 // misreading it. A change to what a field means that would make an older
-// release act wrongly on a record takes a new version too; a change that
-// an older release only reads as more work (a checkpoint's "schemaId" is
-// the schema its run read with, the table's current one, where earlier
-// releases wrote the snapshot's: at worst one more schema rebuild) does
-// not. internal/e2e's rolling-upgrade test builds the previous release
+// release act wrongly on a record takes a new version too. A checkpoint's
+// "schemaId" changed meaning without one: it is the schema the run read
+// with (the table's current one), where earlier releases wrote the
+// snapshot's. An earlier release reading it after a column was dropped
+// without a data commit may rebuild a file with the column's old values
+// and write the snapshot's schema id back, which the next lag check of a
+// newer replica sees as a pending change and rebuilds again (architecture,
+// "Rolling upgrades"); a version would instead stop every run of the
+// earlier release for the whole upgrade. internal/e2e's rolling-upgrade test builds the previous release
 // from git history and checks both directions on a real redis-server.
 //
 // # Redis layout (FormatV2)
