@@ -36,6 +36,8 @@ type settings struct {
 	pinot *testpeer.PinotCluster
 	// drainGrace is watcher.drainGrace (0: floe's default).
 	drainGrace time.Duration
+	// lagInterval is watcher.lagInterval (0: floe's default, 30 s).
+	lagInterval time.Duration
 }
 
 // cluster is a set of `floe serve` replicas sharing one redis-server, one
@@ -96,6 +98,7 @@ watcher:
   defaultSchedule: %q
   minScheduleInterval: 1s
   drainGrace: %s
+  lagInterval: %s
 security:
   localRoots: [%s]
   egress:
@@ -111,6 +114,7 @@ connections:
       catalog-name: %s
 `, r.addr, r.redisURL, c.sink, c.controllerURL(), r.name, c.set.leaseTTL, c.work, c.set.batchFiles, c.set.buildParallelism,
 		c.set.claimTimeout, c.coalesceBelowBytes(), c.set.mergeSmallUnits, c.set.schedule, cmp.Or(c.set.drainGrace, 20*time.Second),
+		cmp.Or(c.set.lagInterval, 30*time.Second),
 		filepath.Dir(c.lake.db), c.lake.db,
 		catalogName)
 }
