@@ -4,6 +4,8 @@ package e2e
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/pinottest"
 	"github.com/floehq/floe/segments/read"
 )
 
@@ -21,8 +24,9 @@ import (
 // current schema, no snapshot), reach Pinot through `floe serve`'s lag
 // check, whatever the table's schedule (here: once a year): the rename is
 // recorded by a run and changes no segment; after the drop no served row
-// holds the column's old values, every segment was rebuilt, and the
-// segments hold exactly the snapshot's rows (I2).
+// holds the column's old values (read back by floe's reader and by Pinot
+// 1.5.1's engine), every segment was rebuilt, and the segments hold
+// exactly the snapshot's rows (I2).
 func TestSchema_MetadataOnlyChangesAppliedByTheCheck(t *testing.T) {
 	c := newCluster(t, settings{replicas: 1, leaseTTL: 10 * time.Second, batchFiles: 4, buildParallelism: 1,
 		claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?", lagInterval: time.Second})
@@ -34,6 +38,8 @@ func TestSchema_MetadataOnlyChangesAppliedByTheCheck(t *testing.T) {
 		t.Fatalf("before any schema change: %d of %d served rows hold v, want 300 of 300", n, rows)
 	}
 	before := c.manifest("events")
+	engine := pinottest.New(t).NewEngine(t)
+	c.assertEngineCounts(engine, "events", "v", 300, 300)
 
 	c.lake.alter(func(u *table.UpdateSchema) { u.RenameColumn([]string{"v"}, "value") })
 	cp = c.waitSchemaApplied("events", cp)
@@ -58,6 +64,40 @@ func TestSchema_MetadataOnlyChangesAppliedByTheCheck(t *testing.T) {
 	}
 	c.runWithSchemaChange("events", "rebuild: ")
 	c.assertExact("events", cp)
+	c.assertEngineCounts(engine, "events", "v", 300, 0)
+}
+
+// assertEngineCounts loads the table's served segments into Pinot 1.5.1's
+// engine with the schema and table config in the sink, as a server loads
+// them, and checks its count of rows and of rows where col is not null.
+func (c *cluster) assertEngineCounts(engine *pinottest.Engine, table, col string, rows, nonNull int) {
+	c.t.Helper()
+	ctx := context.Background()
+	dir := filepath.Join(c.sink, table)
+	schemaJSON, err := os.ReadFile(filepath.Join(dir, "schema.json"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	tableJSON, err := os.ReadFile(filepath.Join(dir, "tableConfig.json"))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var segs []string
+	for _, n := range c.manifest(table) {
+		segs = append(segs, filepath.Join(dir, n+".tar.gz"))
+	}
+	if _, err := engine.Load(ctx, table, schemaJSON, tableJSON, segs); err != nil {
+		c.t.Fatalf("Pinot 1.5.1 loads the served segments of %s: %v", table, err)
+	}
+	q := fmt.Sprintf("SELECT COUNT(*), COUNT(%s) FROM %s", col, table)
+	res, err := engine.Query(ctx, q)
+	if err != nil || len(res.Rows) != 1 {
+		c.t.Fatalf("Pinot 1.5.1: %s: %v, %v", q, res, err)
+	}
+	got := fmt.Sprint(numbers(res.Rows[0]))
+	if want := fmt.Sprint([]any{float64(rows), float64(nonNull)}); got != want {
+		c.t.Errorf("Pinot 1.5.1 answers %s for %q, want %s (rows, rows holding %s)", got, q, want, col)
+	}
 }
 
 // alter commits a schema change and no data (a new metadata file).
