@@ -161,24 +161,23 @@ func (w *Watcher) checkLag(ctx context.Context, t checkpoint.Table) {
 // askSchemaRun asks for a run of the table when its current schema is not
 // the one the checkpoint was read with (schemaPending), unless the table
 // is paused or disabled or this replica already asked for this metadata
-// file. It reports whether it asked.
-func (w *Watcher) askSchemaRun(t checkpoint.Table, src *Source, sum checkpoint.CheckpointSummary) bool {
+// file.
+func (w *Watcher) askSchemaRun(t checkpoint.Table, src *Source, sum checkpoint.CheckpointSummary) {
 	meta := src.Table.Metadata()
 	if !schemaPending(meta, sum) || Paused(t.TaskConfig) || !Enabled(t.TaskConfig) {
-		return false
+		return
 	}
 	w.mu.Lock()
 	st, ok := w.liveLocked(t.Name)
 	if !ok || st.schemaAsked == src.MetadataLocation {
 		w.mu.Unlock()
-		return false
+		return
 	}
 	st.schemaAsked = src.MetadataLocation
 	w.mu.Unlock()
 	w.log.Info("Iceberg schema changed since the last sync: running the table", slog.String(attrTable, t.Name),
 		slog.Int("schema_id", meta.CurrentSchema().ID), slog.Int("synced_schema_id", sum.SchemaID))
 	w.queueNotify(t.Name, w.clock.Now())
-	return true
 }
 
 // schemaPending reports whether the table's current schema is not the one
