@@ -121,12 +121,15 @@ func (l *lake) alter(fn func(*table.UpdateSchema)) {
 func (c *cluster) waitSchemaApplied(table string, prev checkpoint.Checkpoint) checkpoint.Checkpoint {
 	c.t.Helper()
 	want := c.lake.load().Schema().ID
-	deadline := time.Now().Add(60 * time.Second)
+	since := time.Now()
+	deadline := since.Add(60 * time.Second)
 	for time.Now().Before(deadline) {
 		if cp, ok := c.checkpointOf(c.live(), table); ok && cp.SchemaID == want {
 			if cp.SnapshotID != prev.SnapshotID {
 				c.t.Fatalf("the schema change moved the checkpoint from snapshot %d to %d", prev.SnapshotID, cp.SnapshotID)
 			}
+			c.t.Logf("Iceberg schema %d of %s applied %s after its commit (watcher.lagInterval %s)",
+				want, table, time.Since(since).Round(time.Millisecond), c.set.lagInterval)
 			return cp
 		}
 		time.Sleep(100 * time.Millisecond)
