@@ -92,6 +92,22 @@
 // A future layout change appends a version, keeps readers for the old ones
 // and says what it adds.
 //
+// Rolling upgrades rest on this: while replicas of two releases share a
+// store, each reads the other's records of a version it knows, and a
+// replica of the older release refuses a newer record (its run fails
+// with the error, nothing is written over the record) instead of
+// misreading it. A change to what a field means that would make an older
+// release act wrongly on a record takes a new version too. A checkpoint's
+// "schemaId" changed meaning without one: it is the schema the run read
+// with (the table's current one), where earlier releases wrote the
+// snapshot's. An earlier release reading it after a column was dropped
+// without a data commit may rebuild a file with the column's old values
+// and write the snapshot's schema id back, which the next lag check of a
+// newer replica sees as a pending change and rebuilds again (architecture,
+// "Rolling upgrades"); a version would instead stop every run of the
+// earlier release for the whole upgrade. internal/e2e's rolling-upgrade test builds the previous release
+// from git history and checks both directions on a real redis-server.
+//
 // # Redis layout (FormatV2)
 //
 // {P} is the key prefix (RedisOptions.Prefix, default "floe:"); {t} a raw

@@ -183,7 +183,10 @@ type Checkpoint struct {
 	SequenceNumber   int64  `json:"sequenceNumber"`
 	MetadataLocation string `json:"metadataLocation"`
 	TableUUID        string `json:"tableUuid"`
-	SchemaID         int    `json:"schemaId"`
+	// SchemaID is the Iceberg schema the committing run read the snapshot
+	// with and brought Pinot in line with: the table's current schema,
+	// which a change committed without data makes newer than the snapshot's.
+	SchemaID int `json:"schemaId"`
 	// Files maps an Iceberg data file path to what Pinot holds for it.
 	Files map[string]FileState `json:"files"`
 	// SnapshotFileCounts: data files live per snapshot id ingested.

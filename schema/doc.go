@@ -83,11 +83,15 @@
 //
 // # Evolution policy (Evolve)
 //
-// At the start of every run the watcher compares the schema of the
-// snapshot it syncs with the schema the Pinot table was last brought in
-// line with (the schema of the checkpointed snapshot; for a first run, or
-// a table dropped and created again, the newest schema that names every
-// Pinot column). Fields are matched by id: every Pinot column is bound to
+// At the start of every run the watcher compares the table's current
+// schema (what every Iceberg reader of the table reads its current
+// snapshot with) with the schema the Pinot table was last brought in line
+// with (the schema the checkpoint records; for a first run, or a table
+// dropped and created again, the newest schema that names every Pinot
+// column). A change committed without data (Spark's ALTER TABLE … DROP or
+// RENAME COLUMN writes a metadata file and no snapshot) is applied by the
+// run the watcher's next lag check asks for (watcher.lagInterval, 30 s by
+// default), not at the next data commit. Fields are matched by id: every Pinot column is bound to
 // the Iceberg field id it reads (checkpoint.Table.FieldIDs, recorded by
 // the first run; a column without a binding binds by name). The Pinot
 // schema's own choices are kept: a column whose field kept its type stays

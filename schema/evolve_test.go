@@ -88,7 +88,7 @@ func TestEvolve(t *testing.T) {
 		{name: "promote int to long, column already LONG", new: edit(base, 2, func(f *iceberg.NestedField) { f.Type = P.Int64 }),
 			ov: map[string]schema.Override{"i": {DataType: spec.Long}}, kind: schema.None},
 		{name: "promote float to double", new: edit(base, 3, func(f *iceberg.NestedField) { f.Type = P.Float64 }),
-			kind: schema.Fail, mention: []string{`"f"`, "FLOAT", "DOUBLE", "override f=DOUBLE", "delete the table in floe"}},
+			kind: schema.Fail, mention: []string{`"f"`, "FLOAT", "DOUBLE", "override f=DOUBLE", "delete the table in floe", "may only add columns", "other tables expected to widen"}},
 		{name: "promote float to double, column already DOUBLE", new: edit(base, 3, func(f *iceberg.NestedField) { f.Type = P.Float64 }),
 			ov: map[string]schema.Override{"f": {DataType: spec.Double}}, kind: schema.None},
 		{name: "widen decimal", new: edit(base, 4, func(f *iceberg.NestedField) { f.Type = iceberg.DecimalTypeOf(20, 2) }), kind: schema.None},

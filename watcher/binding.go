@@ -15,8 +15,10 @@ import (
 // snapshot: each column reads the Iceberg field id the table record binds
 // it to (checkpoint.Table.FieldIDs), so a renamed field keeps feeding its
 // column; a column without a binding reads the field of its name. A
-// column no field of the snapshot's schema feeds (its field was dropped,
-// or it never had one) is written null.
+// column no field feeds is written null: its field was dropped (from the
+// table's current schema, which every reader of the table reads with, even
+// when no data was committed since: readSchema), it is newer than the
+// snapshot, or it never had one.
 type binding struct {
 	read  *spec.Schema      // the columns a field of the snapshot feeds, in schema order
 	ids   map[string]int    // their field ids
@@ -28,9 +30,13 @@ type binding struct {
 	names []floeparquet.MappedField
 }
 
-// bindSnapshot binds req.Schema to the schema of the snapshot it builds.
+// bindSnapshot binds req.Schema to the snapshot it builds: a column is
+// fed by its field when both the table's current schema and the
+// snapshot's schema have it; it is read under the snapshot's names (an
+// Iceberg scan of a snapshot projects its schema).
 func bindSnapshot(req BuildRequest) binding {
 	sc := snapshotSchemaOf(req.Source, req.SnapshotID)
+	cur := readSchema(req.Source)
 	b := binding{read: &spec.Schema{Name: req.Schema.Name, EnableColumnNullHandle: req.Schema.EnableColumnNullHandle},
 		ids: map[string]int{}, paths: map[string]string{}, names: nameMapping(req.Source, sc)}
 	for _, f := range req.Schema.Fields {
@@ -41,7 +47,7 @@ func bindSnapshot(req BuildRequest) binding {
 			}
 		}
 		path, fed := "", false
-		if ok {
+		if _, live := cur.FindFieldByID(id); ok && live {
 			path, fed = sc.FindColumnName(id)
 		}
 		if !fed {

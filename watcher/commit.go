@@ -35,7 +35,10 @@ func (b builtUnit) fileStates() map[string]checkpoint.FileState {
 }
 
 // header returns the checkpoint header of the run's target snapshot, or,
-// with progress, the old header marked with the backfill progress.
+// with progress, the old header marked with the backfill progress. Its
+// SchemaID is the schema the run read with and brought Pinot in line with
+// (readSchema), which may be newer than the snapshot's own: the next run
+// and the lag check compare the table's current schema with it.
 func (r *runner) header(t target, progress *checkpoint.Backfill) checkpoint.Checkpoint {
 	if progress != nil {
 		h := t.old
@@ -51,7 +54,7 @@ func (r *runner) header(t target, progress *checkpoint.Backfill) checkpoint.Chec
 	}
 	return checkpoint.Checkpoint{
 		Table: r.table.Name, SnapshotID: t.plan.SnapshotID, SequenceNumber: t.plan.SequenceNumber,
-		MetadataLocation: t.src.MetadataLocation, TableUUID: t.uuid, SchemaID: t.plan.SchemaID,
+		MetadataLocation: t.src.MetadataLocation, TableUUID: t.uuid, SchemaID: readSchema(t.src.Table).ID,
 		SnapshotFileCounts: retainedCounts(counts, t.src), CommittedAt: r.w.clock.Now().UTC(),
 	}
 }

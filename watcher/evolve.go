@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
@@ -24,9 +25,11 @@ import (
 // live file again.
 const rebuildFingerprint = "floe:schema-rebuild"
 
-// evolveSchema brings the table's Pinot schema in line with the schema of
-// the snapshot the run syncs, following schema/doc.go's evolution policy,
-// before anything is planned or built:
+// evolveSchema brings the table's Pinot schema in line with the table's
+// current schema (readSchema), following schema/doc.go's evolution
+// policy, before anything is planned or built. A schema change committed
+// without data (Spark's ALTER TABLE, a metadata-only commit) is applied
+// by the next run whether or not a snapshot came with it:
 //   - None: Pinot keeps its schema; bindings (a renamed field read by id)
 //     are recorded in the table record.
 //   - AddColumns: the schema is pushed (added columns, relaxed notNull),
@@ -46,7 +49,7 @@ func (r *runner) evolveSchema(ctx context.Context, src *Source, uuid string, cp 
 	if snap == nil {
 		return cp, nil // nothing to build
 	}
-	next := snapshotSchema(src, snap.SchemaID)
+	next := readSchema(src.Table)
 	current, tc, err := r.pinotModel()
 	if err != nil {
 		return cp, err
@@ -96,22 +99,18 @@ func (r *runner) noteSchemaChange(ch schema.Change, schemaID int) {
 		slog.String("change", ch.Kind.String()), slog.String("reason", ch.Reason))
 }
 
-// snapshotSchema is the schema a snapshot was written with (the table's
-// current one when the snapshot names none that the metadata still has).
-func snapshotSchema(src *Source, id *int) *iceberg.Schema {
-	if id != nil {
-		for _, s := range src.Table.Metadata().Schemas() {
-			if s.ID == *id {
-				return s
-			}
-		}
-	}
-	return src.Table.Schema()
+// readSchema is the schema a run reads the table's current snapshot with:
+// the table's current schema, as every Iceberg reader of the table does
+// (a column dropped without a data commit is gone, a renamed one has its
+// new name), not the schema the snapshot was written with.
+func readSchema(tbl *table.Table) *iceberg.Schema {
+	return tbl.Schema()
 }
 
 // evolveFrom returns the Iceberg schema the Pinot table was last brought
-// in line with, and the bindings to trust: the schema of the checkpointed
-// snapshot while the checkpoint is of this very table; else (a first run,
+// in line with, and the bindings to trust: the schema the checkpoint
+// records (checkpoint.Checkpoint.SchemaID: the schema the run that wrote
+// it read with) while the checkpoint is of this very table; else (a first run,
 // a checkpoint of no snapshot, a table dropped and created again) the
 // newest schema that has a field for every Pinot column by name. The
 // recorded bindings hold unless the table was created again (new UUID):

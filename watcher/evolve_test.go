@@ -327,7 +327,11 @@ func TestEvolve_widen(t *testing.T) {
 			if err == nil || run.Status != checkpoint.RunFailed {
 				t.Fatalf("int→long on an INT column: run %s, err %v; want a failed run", run.Status, err)
 			}
-			for _, want := range []string{"table events", `column "n"`, "INT", "LONG", schema.ErrIncompatibleChange.Error(), "delete the table in floe"} {
+			// Every way forward and the Pinot rule behind them: create the
+			// table again now, the wider override for it and for tables
+			// expected to widen.
+			for _, want := range []string{"table events", `column "n"`, "INT", "LONG", schema.ErrIncompatibleChange.Error(), "delete the table in floe",
+				"create the table again", "override n=LONG", "other tables expected to widen", "a Pinot schema update may only add columns"} {
 				if !strings.Contains(run.Error, want) {
 					t.Errorf("run error %q does not say %s", run.Error, want)
 				}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/floehq/floe/checkpoint"
 )
 
@@ -23,6 +25,18 @@ import (
 // skipped, whoever wrote it, so each table is checked about once per
 // interval however many replicas run, at most LagParallelism at a time on
 // each.
+//
+// The check is also how a schema change committed without data reaches
+// Pinot. Spark's ALTER TABLE … DROP COLUMN or RENAME COLUMN writes a new
+// metadata file with a new current schema and no snapshot, so no schedule
+// tick or notification would bring it in before the next data commit,
+// and Pinot would keep serving a dropped column's values. When the check
+// sees a current schema other than the one the checkpoint was read with
+// (checkpoint.Checkpoint.SchemaID), it asks for a run at once (a notify
+// run: a paused or disabled table ignores it), which applies the change
+// as schema/doc.go's evolution policy says. It asks once per metadata
+// file on each replica, so a change the run cannot apply (a widening that
+// fails) fails one run, not one per interval.
 
 // Lag check defaults.
 const (
@@ -134,6 +148,7 @@ func (w *Watcher) checkLag(ctx context.Context, t checkpoint.Table) {
 		log.Debug("lag check: read checkpoint", slog.Any("error", err))
 		return
 	}
+	w.askSchemaRun(t, src, sum)
 	now := w.clock.Now()
 	l := lagOf(src.Table.Metadata(), synced)
 	w.metrics.SetLag(t.Name, l.behind, l.seconds(now))
@@ -141,4 +156,35 @@ func (w *Watcher) checkLag(ctx context.Context, t checkpoint.Table) {
 	if err != nil && ctx.Err() == nil && !errors.Is(err, checkpoint.ErrNotFound) { // deleted meanwhile: nothing to tell
 		log.Warn("record the table's lag", slog.Any("error", err))
 	}
+}
+
+// askSchemaRun asks for a run of the table when its current schema is not
+// the one the checkpoint was read with (schemaPending), unless the table
+// is paused or disabled or this replica already asked for this metadata
+// file.
+func (w *Watcher) askSchemaRun(t checkpoint.Table, src *Source, sum checkpoint.CheckpointSummary) {
+	meta := src.Table.Metadata()
+	if !schemaPending(meta, sum) || Paused(t.TaskConfig) || !Enabled(t.TaskConfig) {
+		return
+	}
+	w.mu.Lock()
+	st, ok := w.liveLocked(t.Name)
+	if !ok || st.schemaAsked == src.MetadataLocation {
+		w.mu.Unlock()
+		return
+	}
+	st.schemaAsked = src.MetadataLocation
+	w.mu.Unlock()
+	w.log.Info("Iceberg schema changed since the last sync: running the table", slog.String(attrTable, t.Name),
+		slog.Int("schema_id", meta.CurrentSchema().ID), slog.Int("synced_schema_id", sum.SchemaID))
+	w.queueNotify(t.Name, w.clock.Now())
+}
+
+// schemaPending reports whether the table's current schema is not the one
+// the checkpoint's run read with, for a checkpoint of this very table
+// (same UUID) that holds a snapshot and no backfill under way (whose run
+// applies the schema when it resumes).
+func schemaPending(meta table.Metadata, sum checkpoint.CheckpointSummary) bool {
+	return sum.SnapshotID != 0 && sum.Backfill == nil && sum.TableUUID == meta.TableUUID().String() &&
+		meta.CurrentSchema().ID != sum.SchemaID
 }

@@ -33,6 +33,10 @@ import (
 // for one burst of commits start one run, not one per replica.
 //
 // Once the attempts are spent the table's schedule is the backstop.
+//
+// A lag check that sees a schema change no run has applied (lagcheck.go)
+// asks for a notify run the same way, without a notification time, so no
+// earlier check counts as having covered it.
 
 // triggerNotify: a run a notification asked for.
 const triggerNotify = "notify"

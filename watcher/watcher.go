@@ -146,6 +146,9 @@ type tableState struct {
 	notifyTries           int
 	// runSince: notifySince of the notify run in flight.
 	runSince time.Time
+	// schemaAsked: the metadata file whose schema change a lag check asked
+	// a run for (lagcheck.go askSchemaRun).
+	schemaAsked string
 }
 
 // KeyIndexDirName is the folder of WorkDir that keeps key indexes.

@@ -36,6 +36,8 @@ type settings struct {
 	pinot *testpeer.PinotCluster
 	// drainGrace is watcher.drainGrace (0: floe's default).
 	drainGrace time.Duration
+	// lagInterval is watcher.lagInterval (0: floe's default, 30 s).
+	lagInterval time.Duration
 }
 
 // cluster is a set of `floe serve` replicas sharing one redis-server, one
@@ -57,6 +59,8 @@ type replica struct {
 	addr     string
 	redisURL string
 	proc     *testpeer.Process
+	// bin is the floe binary it runs ("": the cluster's, this tree's).
+	bin string
 }
 
 func newCluster(t *testing.T, set settings) *cluster {
@@ -94,6 +98,7 @@ watcher:
   defaultSchedule: %q
   minScheduleInterval: 1s
   drainGrace: %s
+  lagInterval: %s
 security:
   localRoots: [%s]
   egress:
@@ -109,6 +114,7 @@ connections:
       catalog-name: %s
 `, r.addr, r.redisURL, c.sink, c.controllerURL(), r.name, c.set.leaseTTL, c.work, c.set.batchFiles, c.set.buildParallelism,
 		c.set.claimTimeout, c.coalesceBelowBytes(), c.set.mergeSmallUnits, c.set.schedule, cmp.Or(c.set.drainGrace, 20*time.Second),
+		cmp.Or(c.set.lagInterval, 30*time.Second),
 		filepath.Dir(c.lake.db), c.lake.db,
 		catalogName)
 }
@@ -140,7 +146,7 @@ func (c *cluster) start(i int) *replica {
 	if err := os.WriteFile(cfg, []byte(c.config(r)), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
-	r.proc = testpeer.Start(c.t, testpeer.ProcessSpec{Name: r.name, Cmd: c.bin, Args: []string{"serve", "-config", cfg}, Dir: dir})
+	r.proc = testpeer.Start(c.t, testpeer.ProcessSpec{Name: r.name, Cmd: cmp.Or(r.bin, c.bin), Args: []string{"serve", "-config", cfg}, Dir: dir})
 	testpeer.WaitHTTP(c.t, "http://"+r.addr+"/healthz", 60*time.Second, nil)
 	return r
 }
