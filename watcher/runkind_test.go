@@ -1,0 +1,122 @@
+package watcher_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/apache/iceberg-go"
+
+	"github.com/floehq/floe/checkpoint"
+)
+
+// What a run record says it did, over one-file appends and the merge of
+// their small units (P10): each append adds one file of 10 rows whatever
+// the table holds (files added are not the snapshot's live files), and the
+// merging run is a merge whose rebuilt rows are not counted as added, with
+// the reason in its log.
+func TestWatcher_RunOnce_RecordsWhatTheRunDid(t *testing.T) {
+	l, w, store, _, _ := mergingWatcher(t, nil)
+	ctx := context.Background()
+	sync := func() checkpoint.Run {
+		t.Helper()
+		l.appendRows(10)
+		if _, err := w.RunOnce(ctx, "events", "test", nil); err != nil {
+			t.Fatal(err)
+		}
+		runs, err := store.ListRuns(ctx, "events", 1)
+		if err != nil || len(runs) != 1 || runs[0].Status != checkpoint.RunCompleted {
+			t.Fatalf("stored run: %+v, %v", runs, err)
+		}
+		return runs[0]
+	}
+	for i := 1; i <= 3; i++ {
+		r := sync()
+		if r.Kind != checkpoint.RunAppend || r.FilesAdded != 1 || r.FilesRebuilt != 0 || r.RowsAdded != 10 ||
+			r.RowsRebuilt != 0 || r.LiveFiles != i || r.FilesDiscovered != i || r.FilesRemoved != 0 {
+			t.Fatalf("append %d: want kind append, 1 file and 10 rows added, %d live files; got %+v", i, i, counts(r))
+		}
+	}
+	r := sync()
+	if r.Kind != checkpoint.RunMerge || r.FilesAdded != 1 || r.FilesRebuilt != 3 || r.RowsAdded != 10 ||
+		r.RowsRebuilt != 30 || r.Rows != 40 || r.LiveFiles != 4 || r.SegmentsDeleted != 3 {
+		t.Fatalf("merging run: want kind merge, 1 file and 10 rows added, 3 files and 30 rows rebuilt, 3 segments replaced; got %+v", counts(r))
+	}
+	if !logHas(r, "run kind: merge", "3 files of small units already in Pinot") {
+		t.Fatalf("the merging run's log does not say why it is a merge: %+v", r.Log)
+	}
+	if !logHas(r, "sync completed", "") || outcomeAttr(r, "rows_rebuilt") != "30" || outcomeAttr(r, "kind") != "merge" {
+		t.Fatalf("the outcome line does not carry the counts: %+v", r.Log)
+	}
+}
+
+// A copy-on-write delete in a coalesced unit of two files: the file is
+// removed, its rewrite (7 rows) added, and the other member rebuilt with
+// it (10 rows served before): a replace, and its log says why.
+func TestWatcher_RunOnce_RecordsAReplace(t *testing.T) {
+	l, w, store, _, _ := mergingWatcher(t, nil)
+	ctx := context.Background()
+	for range 2 {
+		l.appendRows(10)
+	}
+	if _, err := w.RunOnce(ctx, "events", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	l.deleteWhere(iceberg.LessThan(iceberg.Reference("id"), int64(3)))
+	if _, err := w.RunOnce(ctx, "events", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := store.ListRuns(ctx, "events", 1)
+	if err != nil || len(runs) != 1 {
+		t.Fatalf("runs: %+v, %v", runs, err)
+	}
+	r := runs[0]
+	if r.Kind != checkpoint.RunReplace || r.FilesRemoved != 1 || r.FilesAdded != 1 || r.RowsAdded != 7 ||
+		r.FilesRebuilt != 1 || r.RowsRebuilt != 10 || r.LiveFiles != 2 {
+		t.Fatalf("the delete's run: want kind replace, 1 file removed, 1 file of 7 rows added, 1 of 10 rows rebuilt; got %+v", counts(r))
+	}
+	if !logHas(r, "run kind: replace", "1 file removed from the snapshot") ||
+		!logHas(r, "run kind: replace", "a unit they share segments with changed") {
+		t.Fatalf("the replacing run's log does not say why: %+v", r.Log)
+	}
+}
+
+type runCounts struct {
+	Kind                                                   checkpoint.RunKind
+	Added, Rebuilt, Removed, Live, Discovered, Built, Gone int
+	RowsAdded, RowsRebuilt, Rows                           int64
+}
+
+func counts(r checkpoint.Run) runCounts {
+	return runCounts{r.Kind, r.FilesAdded, r.FilesRebuilt, r.FilesRemoved, r.LiveFiles, r.FilesDiscovered,
+		r.SegmentsGenerated, r.SegmentsDeleted, r.RowsAdded, r.RowsRebuilt, r.Rows}
+}
+
+// logHas reports whether a line of the run's log has msg and an attribute
+// holding part.
+func logHas(r checkpoint.Run, msg, part string) bool {
+	for _, l := range r.Log {
+		if l.Msg != msg {
+			continue
+		}
+		if part == "" {
+			return true
+		}
+		for _, v := range l.Attrs {
+			if strings.Contains(v, part) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// outcomeAttr is an attribute of the run's outcome line.
+func outcomeAttr(r checkpoint.Run, key string) string {
+	for _, l := range r.Log {
+		if l.Msg == "sync completed" {
+			return l.Attrs[key]
+		}
+	}
+	return ""
+}
