@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
 )
@@ -119,4 +120,24 @@ func outcomeAttr(r checkpoint.Run, key string) string {
 		}
 	}
 	return ""
+}
+
+// A dropped column rebuilds every segment: a schema-rebuild whose old
+// files' rows are rebuilt and whose new file's rows are added.
+func TestWatcher_RunOnce_RecordsASchemaRebuild(t *testing.T) {
+	e := newEvolving(t, nil, iceberg.NestedField{Name: "score", Type: iceberg.PrimitiveTypes.Float64})
+	e.appendRows(0, 6)
+	e.appendRows(6, 9)
+	e.mustSync()
+	e.alter(func(u *table.UpdateSchema) { u.DeleteColumn([]string{"score"}) })
+	e.appendRows(9, 12)
+	r := e.mustSync()
+	if r.Kind != checkpoint.RunSchemaRebuild || r.FilesRebuilt != 2 || r.RowsRebuilt != 9 || r.FilesAdded != 1 ||
+		r.RowsAdded != 3 || r.LiveFiles != 3 || r.FilesRemoved != 0 {
+		t.Fatalf("the drop's run: want kind schema-rebuild, 2 files and 9 rows rebuilt, 1 file and 3 rows added; got %+v", counts(r))
+	}
+	runs, err := e.store.ListRuns(t.Context(), "events", 1)
+	if err != nil || len(runs) != 1 || !logHas(runs[0], "run kind: schema-rebuild", "rebuilds every segment") {
+		t.Fatalf("the stored run's log does not say why: %+v, %v", runs, err)
+	}
 }

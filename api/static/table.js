@@ -202,9 +202,10 @@ export class TablePage {
         [{ value: r.rowsAdded || 0, cls: "added" }, { value: r.rowsRebuilt || 0, cls: "rebuilt" }],
         `${num(r.rowsAdded || 0)} rows added + ${num(r.rowsRebuilt || 0)} rebuilt`)));
     const legend = [{ cls: "added", label: "added" }, { cls: "rebuilt", label: "rebuilt" }];
+    const counts = (v) => (Number.isInteger(v) ? compact(v) : ""); // no "2.5 files" on the axis
     this.charts.replaceChildren(
-      barChart("rows", "Rows converted per run", rows, null, legend),
-      barChart("files", "Files converted per run", files, null, legend),
+      barChart("rows", "Rows converted per run", rows, counts, legend),
+      barChart("files", "Files converted per run", files, counts, legend),
       barChart("duration", "Duration per run", chrono.map((r) => point(r, runSeconds(r), null, duration(runSeconds(r)))), duration),
       this.snapshotChart(runs));
   }
