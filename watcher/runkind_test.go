@@ -9,6 +9,9 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // What a run record says it did, over one-file appends and the merge of
@@ -139,5 +142,46 @@ func TestWatcher_RunOnce_RecordsASchemaRebuild(t *testing.T) {
 	runs, err := e.store.ListRuns(t.Context(), "events", 1)
 	if err != nil || len(runs) != 1 || !logHas(runs[0], "run kind: schema-rebuild", "rebuilds every segment") {
 		t.Fatalf("the stored run's log does not say why: %+v, %v", runs, err)
+	}
+}
+
+// Files added batch by batch make a backfill; the same files in one
+// batch an append.
+func TestWatcher_RunOnce_RecordsABackfill(t *testing.T) {
+	for _, c := range []struct {
+		batchFiles int
+		want       checkpoint.RunKind
+	}{{1, checkpoint.RunBackfill}, {64, checkpoint.RunAppend}} {
+		l := newLake(t, iceberg.Properties{"format-version": "2"})
+		store := checkpoint.NewMemory()
+		w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{},
+			Uploader: pinot.NewLocalDir(t.TempDir()), Planner: plan.New(plan.Options{})},
+			watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir(), BatchFiles: c.batchFiles})
+		if err := store.CreateTable(context.Background(), realTable(t, l, nil)); err != nil {
+			t.Fatal(err)
+		}
+		for range 3 {
+			l.appendRows(10)
+		}
+		r, err := w.RunOnce(context.Background(), "events", "test", nil)
+		if err != nil || r.Kind != c.want || r.FilesAdded != 3 || r.RowsAdded != 30 || r.LiveFiles != 3 {
+			t.Fatalf("batches of %d files: want kind %s, 3 files and 30 rows added; got %+v, %v", c.batchFiles, c.want, counts(r), err)
+		}
+	}
+}
+
+// A compaction whose new file takes over the segments is a remap: nothing
+// converted, one file remapped.
+func TestWatcher_RunOnce_RecordsARemap(t *testing.T) {
+	h := newRemapHarness(t)
+	for range 4 {
+		h.lake.appendRows(10)
+	}
+	h.sync(t)
+	compactAll(t, h.lake)
+	r, _ := h.sync(t)
+	if r.Kind != checkpoint.RunRemap || r.FilesRemapped != 1 || r.FilesAdded != 0 || r.FilesRebuilt != 0 ||
+		r.RowsAdded != 0 || r.LiveFiles != 1 || r.FilesRemoved != 0 {
+		t.Fatalf("the compaction's run: want kind remap, 1 file remapped, nothing converted; got %+v (remapped %d)", counts(r), r.FilesRemapped)
 	}
 }

@@ -139,8 +139,11 @@ func counted[N int | int64](r client.Run, n N) string {
 // 8 replaced". A record without a kind says only what it knows.
 func workText(r client.Run) string {
 	segs := fmt.Sprintf("%s built, %d replaced", count(r.SegmentsGenerated, "segment"), r.SegmentsDeleted)
-	if !r.Counted() {
-		return fmt.Sprintf("%d live files; %s written; %s", r.Live(), count(r.Rows, "row"), segs)
+	switch {
+	case !r.Counted() && r.Live() == 0: // never planned (or failed first)
+		return count(r.Rows, "row") + " written"
+	case !r.Counted(): // recorded before runs carried their kind
+		return fmt.Sprintf("%s; %s written; %s", count(r.Live(), "live file"), count(r.Rows, "row"), segs)
 	}
 	return fmt.Sprintf("%s: %s added, %d rebuilt, %d removed of %d live; %s added, %d rebuilt; %s", r.Kind,
 		count(r.FilesAdded, "file"), r.FilesRebuilt, r.FilesRemoved, r.Live(), count(r.RowsAdded, "row"), r.RowsRebuilt, segs)
