@@ -98,14 +98,17 @@ func (r *Registry) registerFiles() {
 	r.filesDiscovered = r.counter("floe_files_discovered_total", "Data files runs planned to convert (to add or rebuild).", labelTable)
 	r.filesConverted = r.counter("floe_files_converted_total", "Data files converted into segments (added and rebuilt).", labelTable)
 	r.filesFailed = r.counter("floe_files_failed_total", "Data files that could not be converted.", labelTable)
-	r.filesAdded = r.counter("floe_files_added_total", "Data files new to Pinot converted by completed runs.", labelTable)
+	// What completed runs did, fleet-wide (no table label: the run
+	// records hold the per-table detail, and a scrape stays flat with
+	// 1,000 tables).
+	r.filesAdded = r.counter("floe_files_added_total", "Data files new to Pinot converted by completed runs, all tables.")
 	r.filesRebuilt = r.counter("floe_files_rebuilt_total",
-		"Data files Pinot already held, converted again by completed runs (merges, regrouped units, new deletes, schema rebuilds).", labelTable)
-	r.filesRemoved = r.counter("floe_files_removed_total", "Data files gone from the snapshot whose rows completed runs took out of Pinot.", labelTable)
-	r.rowsAdded = r.counter("floe_rows_added_total", "Rows of the data files added by completed runs.", labelTable)
-	r.rowsRebuilt = r.counter("floe_rows_rebuilt_total", "Rows of the data files rebuilt by completed runs (served before, not new).", labelTable)
+		"Data files Pinot already held, converted again by completed runs (merges, regrouped units, new deletes, schema rebuilds), all tables.")
+	r.filesRemoved = r.counter("floe_files_removed_total", "Data files gone from the snapshot whose rows completed runs took out of Pinot, all tables.")
+	r.rowsAdded = r.counter("floe_rows_added_total", "Rows of the data files added by completed runs, all tables.")
+	r.rowsRebuilt = r.counter("floe_rows_rebuilt_total", "Rows of the data files rebuilt by completed runs (served before, not new), all tables.")
 	r.runKinds = r.counter("floe_run_kinds_total",
-		"Completed runs by kind (append, backfill, replace, merge, remap, schema-rebuild, none).", labelTable, labelKind)
+		"Completed runs by kind (append, backfill, replace, merge, remap, schema-rebuild, none), all tables.", labelKind)
 	r.checkpointFiles = r.gauge("floe_checkpoint_files", "Data files in the table's checkpoint, as of this replica's last commit.", labelTable)
 }
 

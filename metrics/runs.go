@@ -49,23 +49,24 @@ func (r *Registry) FilesFailed(table string, n int) {
 	r.filesFailed.WithLabelValues(table).Add(float64(n))
 }
 
-// RunKind counts a completed run of table by its kind.
-func (r *Registry) RunKind(table, kind string) {
-	r.runKinds.WithLabelValues(table, kind).Inc()
+// RunKind counts a completed run by its kind (all tables: the run
+// record says which table).
+func (r *Registry) RunKind(kind string) {
+	r.runKinds.WithLabelValues(kind).Inc()
 }
 
 // FilesChanged counts what a completed run did to data files: added
 // (new to Pinot), rebuilt (converted again) and removed.
-func (r *Registry) FilesChanged(table string, added, rebuilt, removed int) {
-	r.filesAdded.WithLabelValues(table).Add(float64(added))
-	r.filesRebuilt.WithLabelValues(table).Add(float64(rebuilt))
-	r.filesRemoved.WithLabelValues(table).Add(float64(removed))
+func (r *Registry) FilesChanged(added, rebuilt, removed int) {
+	r.filesAdded.WithLabelValues().Add(float64(added))
+	r.filesRebuilt.WithLabelValues().Add(float64(rebuilt))
+	r.filesRemoved.WithLabelValues().Add(float64(removed))
 }
 
 // RowsChanged counts the rows a completed run added and rebuilt.
-func (r *Registry) RowsChanged(table string, added, rebuilt int64) {
-	r.rowsAdded.WithLabelValues(table).Add(float64(added))
-	r.rowsRebuilt.WithLabelValues(table).Add(float64(rebuilt))
+func (r *Registry) RowsChanged(added, rebuilt int64) {
+	r.rowsAdded.WithLabelValues().Add(float64(added))
+	r.rowsRebuilt.WithLabelValues().Add(float64(rebuilt))
 }
 
 // CheckpointFiles sets the data files in the table's checkpoint.
@@ -91,7 +92,6 @@ func (r *Registry) ForgetTable(table string) {
 	for _, v := range []interface{ DeletePartialMatch(prometheus.Labels) int }{
 		r.runs, r.lastRunSuccess, r.lastRunRows, r.rows, r.bytes, r.filesDiscovered, r.filesConverted,
 		r.filesFailed, r.checkpointFiles, r.lagSnapshots, r.lagSeconds, r.leaseTakeovers,
-		r.filesAdded, r.filesRebuilt, r.filesRemoved, r.rowsAdded, r.rowsRebuilt, r.runKinds,
 	} {
 		v.DeletePartialMatch(match)
 	}

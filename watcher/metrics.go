@@ -26,13 +26,14 @@ type Metrics interface {
 	Converted(table string, files int, rows, bytes int64)
 	// FilesFailed: n data files could not be converted.
 	FilesFailed(table string, n int)
-	// RunKind: a run of table of kind (checkpoint.RunKind) completed.
-	RunKind(table, kind string)
+	// RunKind: a run of kind (checkpoint.RunKind) completed (these three
+	// are fleet-wide: the run records hold them per table).
+	RunKind(kind string)
 	// FilesChanged: a completed run added, rebuilt and removed data files
 	// (checkpoint.Run's FilesAdded, FilesRebuilt, FilesRemoved).
-	FilesChanged(table string, added, rebuilt, removed int)
+	FilesChanged(added, rebuilt, removed int)
 	// RowsChanged: a completed run added and rebuilt rows.
-	RowsChanged(table string, added, rebuilt int64)
+	RowsChanged(added, rebuilt int64)
 	// CheckpointFiles: the table's checkpoint holds n data files.
 	CheckpointFiles(table string, n int)
 	// SetLag: the table is snapshots behind its newest Iceberg snapshot,
@@ -76,9 +77,9 @@ func (noMetrics) FilesDiscovered(string, int)                      {}
 func (noMetrics) Converted(string, int, int64, int64)              {}
 func (noMetrics) FilesFailed(string, int)                          {}
 func (noMetrics) CheckpointFiles(string, int)                      {}
-func (noMetrics) RunKind(string, string)                           {}
-func (noMetrics) FilesChanged(string, int, int, int)               {}
-func (noMetrics) RowsChanged(string, int64, int64)                 {}
+func (noMetrics) RunKind(string)                                   {}
+func (noMetrics) FilesChanged(int, int, int)                       {}
+func (noMetrics) RowsChanged(int64, int64)                         {}
 func (noMetrics) SetLag(string, int, float64)                      {}
 func (noMetrics) LeaseTakeover(string)                             {}
 func (noMetrics) ForgetTable(string)                               {}
@@ -163,9 +164,9 @@ func (w *Watcher) runEnded(a *activeRun, run *checkpoint.Run) {
 		w.metrics.CheckpointFiles(a.table, n)
 	}
 	if run.Status == checkpoint.RunCompleted && run.Kind != "" {
-		w.metrics.RunKind(a.table, string(run.Kind))
-		w.metrics.FilesChanged(a.table, run.FilesAdded, run.FilesRebuilt, run.FilesRemoved)
-		w.metrics.RowsChanged(a.table, run.RowsAdded, run.RowsRebuilt)
+		w.metrics.RunKind(string(run.Kind))
+		w.metrics.FilesChanged(run.FilesAdded, run.FilesRebuilt, run.FilesRemoved)
+		w.metrics.RowsChanged(run.RowsAdded, run.RowsRebuilt)
 	}
 	if !w.knows(a.table) {
 		w.metrics.ForgetTable(a.table)
