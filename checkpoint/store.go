@@ -345,7 +345,9 @@ type Run struct {
 	// Kind is what the run did to Pinot, set once it planned (RunKind;
 	// its log says why). A record without a kind is a run that never
 	// planned or was written before runs carried their kind and counts:
-	// FilesAdded … RowsRebuilt are then unknown, not zero.
+	// FilesAdded … RowsRebuilt are then unknown, not zero. A run that
+	// failed counts what it converted before it stopped; only what a
+	// completed run counts is certainly in Pinot.
 	Kind RunKind `json:"kind,omitempty"`
 	// FilesAdded: data files new to Pinot that the run converted.
 	FilesAdded int `json:"filesAdded,omitempty"`
