@@ -97,6 +97,9 @@ func fillTableSeries(m watcher.Metrics, name string, i int) {
 	m.FilesDiscovered(name, 10)
 	m.Converted(name, 10, 100_000, 64<<20)
 	m.CheckpointFiles(name, 40)
+	m.RunKind("append")
+	m.FilesChanged(10, 0, 0)
+	m.RowsChanged(100_000, 0)
 	m.SetLag(name, i%3, float64(i%300))
 	for _, p := range []string{"plan", "build", "push", "commit"} {
 		m.Phase(p, time.Duration(i)*time.Millisecond)

@@ -64,7 +64,7 @@ func deriveOverview(t checkpoint.Table, ov checkpoint.TableOverview, st *watcher
 // run failed or was abandoned, or the watcher cannot schedule the table;
 // IDLE otherwise.
 func overviewState(t checkpoint.Table, ov checkpoint.TableOverview, st *watcher.TableStatus) string {
-	backfilling := st != nil && st.State == watcher.StateBackfilling
+	backfilling := st != nil && st.State == watcher.StateBackfilling && !ended(ov.LastRun, st)
 	switch {
 	case watcher.Paused(t.TaskConfig):
 		return statePaused
@@ -79,6 +79,13 @@ func overviewState(t checkpoint.Table, ov checkpoint.TableOverview, st *watcher.
 		return stateFailed
 	}
 	return stateIdle
+}
+
+// ended: the store already holds the watcher's running run as ended (its
+// record is written just before the watcher lets go of it), so the
+// watcher's RUNNING is the moment between, not a run in flight.
+func ended(last *checkpoint.Run, st *watcher.TableStatus) bool {
+	return last != nil && st.RunningRunID != "" && last.ID == st.RunningRunID && last.Status != checkpoint.RunRunning
 }
 
 func failed(s checkpoint.RunStatus) bool {

@@ -196,6 +196,18 @@
 // hash to RunHistoryLimit. DeleteTable is one script. A run keeps its last
 // MaxRunLogLines log lines ("log", optional within FormatV2).
 //
+// A Run record says what the run did, in fields optional within FormatV2
+// (older builds ignore them; records without them still read): "kind"
+// (RunKind: append, backfill, replace, merge, remap, schema-rebuild,
+// none), "filesAdded", "filesRebuilt", "filesRemoved", "filesRemapped",
+// "liveFiles", "rowsAdded" and "rowsRebuilt" ("rows" is their sum of
+// added and rebuilt rows). "filesDiscovered" is the snapshot's live files
+// under their first name, still written for older readers. A record
+// without "kind" (a run that never planned, or one written before runs
+// carried their kind) has unknown counts, not zero ones: readers show
+// them as unknown and take its live files from "filesDiscovered", which
+// always held them.
+//
 // Overviews: PutObservation is a script that SETs the observation only
 // while the table record exists. TableOverviews sends, in one pipeline,
 // one small script per table (EVALSHA) that returns the checkpoint header,

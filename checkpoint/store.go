@@ -304,24 +304,90 @@ const (
 	RunAbandoned RunStatus = "ABANDONED"
 )
 
+// RunKind is what a run did to Pinot. A run that does several things
+// takes the first kind of this list that applies: schema-rebuild,
+// replace, merge, remap, backfill, append, none.
+type RunKind string
+
+// Run kinds.
+const (
+	// RunAppend: the run only added files, in one commit.
+	RunAppend RunKind = "append"
+	// RunBackfill: the run only added files, committed batch by batch
+	// (Pinot serves each batch as it lands), or resumed such a run.
+	RunBackfill RunKind = "backfill"
+	// RunReplace: the run took something out of Pinot (dropped files,
+	// files rebuilt for new deletes, an overwrite, a rewritten unit,
+	// orphans of a dead run) in one atomic replacement.
+	RunReplace RunKind = "replace"
+	// RunMerge: the run packed small units of the checkpoint again into
+	// larger ones (their rows rebuilt, not new) in one atomic
+	// replacement, besides adding its new files.
+	RunMerge RunKind = "merge"
+	// RunRemap: a compaction's new files took over the segments of the
+	// files they replaced; nothing was built or pushed.
+	RunRemap RunKind = "remap"
+	// RunSchemaRebuild: a schema change rebuilt every segment of the
+	// table under new names in one atomic replacement.
+	RunSchemaRebuild RunKind = "schema-rebuild"
+	// RunNone: the new snapshot changed nothing Pinot serves (its
+	// metadata moved); only the checkpoint moved.
+	RunNone RunKind = "none"
+)
+
 // Run is one sync attempt of one table.
 type Run struct {
-	ID                string    `json:"id"`
-	Table             string    `json:"table"`
-	Trigger           string    `json:"trigger"` // schedule, first (a table's first run, at once), manual, notify (a commit was announced)
-	Status            RunStatus `json:"status"`
-	StartedAt         time.Time `json:"startedAt"`
-	FinishedAt        time.Time `json:"finishedAt,omitempty"`
-	FromSnapshotID    int64     `json:"fromSnapshotId,omitempty"`
-	SnapshotID        int64     `json:"snapshotId,omitempty"`
-	FilesDiscovered   int       `json:"filesDiscovered"`
-	FilesFailed       int       `json:"filesFailed"`
-	SegmentsGenerated int       `json:"segmentsGenerated"`
-	SegmentsDeleted   int       `json:"segmentsDeleted"`
-	Rows              int64     `json:"rows"`
-	Bytes             int64     `json:"bytes"`
-	Error             string    `json:"error,omitempty"`
-	Owner             string    `json:"owner,omitempty"`
+	ID             string    `json:"id"`
+	Table          string    `json:"table"`
+	Trigger        string    `json:"trigger"` // schedule, first (a table's first run, at once), manual, notify (a commit was announced)
+	Status         RunStatus `json:"status"`
+	StartedAt      time.Time `json:"startedAt"`
+	FinishedAt     time.Time `json:"finishedAt,omitempty"`
+	FromSnapshotID int64     `json:"fromSnapshotId,omitempty"`
+	SnapshotID     int64     `json:"snapshotId,omitempty"`
+	// Kind is what the run did to Pinot, set once it planned (RunKind;
+	// its log says why). A record without a kind is a run that never
+	// planned or was written before runs carried their kind and counts:
+	// FilesAdded … RowsRebuilt are then unknown, not zero. A run that
+	// failed counts what it converted before it stopped; only what a
+	// completed run counts is certainly in Pinot.
+	Kind RunKind `json:"kind,omitempty"`
+	// FilesAdded: data files new to Pinot that the run converted.
+	FilesAdded int `json:"filesAdded,omitempty"`
+	// FilesRebuilt: data files Pinot already held that the run converted
+	// again (a merge, a unit regrouped, new deletes, a schema rebuild).
+	// Files converted = FilesAdded + FilesRebuilt.
+	FilesRebuilt int `json:"filesRebuilt,omitempty"`
+	// FilesRemoved: data files no longer in the snapshot whose rows the
+	// run took out of Pinot.
+	FilesRemoved int `json:"filesRemoved,omitempty"`
+	// FilesRemapped: data files a compaction wrote that took over the
+	// segments of the files they replaced, with nothing built.
+	FilesRemapped int `json:"filesRemapped,omitempty"`
+	// LiveFiles: the data files of the snapshot the run synced.
+	LiveFiles int `json:"liveFiles,omitempty"`
+	// FilesDiscovered is LiveFiles under its first name, still written
+	// for readers of older records; it never counted files converted.
+	FilesDiscovered int `json:"filesDiscovered"`
+	// FilesFailed: data files that could not be converted (only under
+	// continueOnFileError does the run still complete).
+	FilesFailed int `json:"filesFailed"`
+	// SegmentsGenerated: segments built and pushed to Pinot.
+	SegmentsGenerated int `json:"segmentsGenerated"`
+	// SegmentsDeleted: segments the run's atomic replacement took out of
+	// Pinot (replaced by the new ones, or dropped with their files).
+	SegmentsDeleted int `json:"segmentsDeleted"`
+	// Rows: rows written into segments, RowsAdded + RowsRebuilt.
+	Rows int64 `json:"rows"`
+	// RowsAdded: rows of the files added.
+	RowsAdded int64 `json:"rowsAdded,omitempty"`
+	// RowsRebuilt: rows of the files rebuilt, which Pinot served before
+	// the run and serves again (not new rows).
+	RowsRebuilt int64 `json:"rowsRebuilt,omitempty"`
+	// Bytes: bytes of the data files converted.
+	Bytes int64  `json:"bytes"`
+	Error string `json:"error,omitempty"`
+	Owner string `json:"owner,omitempty"`
 	// Builders counts the units each replica built for the run.
 	Builders map[string]int `json:"builders,omitempty"`
 	// SchemaChange says what the run did about a change of the Iceberg

@@ -133,22 +133,36 @@ type Lag struct {
 
 // Run is one run of a table.
 type Run struct {
-	ID                string    `json:"id"`
-	Table             string    `json:"table"`
-	Trigger           string    `json:"trigger"`
-	Status            string    `json:"status"`
-	StartedAt         time.Time `json:"startedAt"`
-	FinishedAt        time.Time `json:"finishedAt,omitzero"`
-	FromSnapshotID    int64     `json:"fromSnapshotId,omitempty"`
-	SnapshotID        int64     `json:"snapshotId,omitempty"`
-	FilesDiscovered   int       `json:"filesDiscovered"`
-	FilesFailed       int       `json:"filesFailed"`
-	SegmentsGenerated int       `json:"segmentsGenerated"`
-	SegmentsDeleted   int       `json:"segmentsDeleted"`
-	Rows              int64     `json:"rows"`
-	Bytes             int64     `json:"bytes"`
-	Error             string    `json:"error,omitempty"`
-	Owner             string    `json:"owner,omitempty"`
+	ID             string    `json:"id"`
+	Table          string    `json:"table"`
+	Trigger        string    `json:"trigger"`
+	Status         string    `json:"status"`
+	StartedAt      time.Time `json:"startedAt"`
+	FinishedAt     time.Time `json:"finishedAt,omitzero"`
+	FromSnapshotID int64     `json:"fromSnapshotId,omitempty"`
+	SnapshotID     int64     `json:"snapshotId,omitempty"`
+	// Kind is what the run did (append, backfill, replace, merge,
+	// remap, schema-rebuild, none); "" for a run that never planned or
+	// one recorded before runs carried their kind, whose file and row
+	// counts below are then unknown (see Counted).
+	Kind          string `json:"kind,omitempty"`
+	FilesAdded    int    `json:"filesAdded,omitempty"`
+	FilesRebuilt  int    `json:"filesRebuilt,omitempty"`
+	FilesRemoved  int    `json:"filesRemoved,omitempty"`
+	FilesRemapped int    `json:"filesRemapped,omitempty"`
+	LiveFiles     int    `json:"liveFiles,omitempty"`
+	// FilesDiscovered is LiveFiles under its first name (never files
+	// converted); use Live.
+	FilesDiscovered   int    `json:"filesDiscovered"`
+	FilesFailed       int    `json:"filesFailed"`
+	SegmentsGenerated int    `json:"segmentsGenerated"`
+	SegmentsDeleted   int    `json:"segmentsDeleted"`
+	Rows              int64  `json:"rows"`
+	RowsAdded         int64  `json:"rowsAdded,omitempty"`
+	RowsRebuilt       int64  `json:"rowsRebuilt,omitempty"`
+	Bytes             int64  `json:"bytes"`
+	Error             string `json:"error,omitempty"`
+	Owner             string `json:"owner,omitempty"`
 	// Builders counts the units each replica built for the run.
 	Builders map[string]int `json:"builders,omitempty"`
 	// SchemaChange says what the run did about a change of the Iceberg schema.
@@ -156,6 +170,22 @@ type Run struct {
 	// Log is the run's own log lines, from a floe that keeps them.
 	Log []RunLogLine `json:"log,omitempty"`
 }
+
+// Counted reports whether the run's record says what it did (it carries
+// a kind): without one, FilesAdded … RowsRebuilt are unknown, not zero.
+func (r Run) Counted() bool { return r.Kind != "" }
+
+// Live is the snapshot's data files: LiveFiles, or FilesDiscovered on a
+// record written before LiveFiles (the same count under its first name).
+func (r Run) Live() int {
+	if r.LiveFiles == 0 {
+		return r.FilesDiscovered
+	}
+	return r.LiveFiles
+}
+
+// FilesConverted is the data files the run converted: added and rebuilt.
+func (r Run) FilesConverted() int { return r.FilesAdded + r.FilesRebuilt }
 
 // RunLogLine is one log line of a run.
 type RunLogLine struct {

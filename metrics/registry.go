@@ -43,6 +43,12 @@ type Registry struct {
 	filesDiscovered  *prometheus.CounterVec
 	filesConverted   *prometheus.CounterVec
 	filesFailed      *prometheus.CounterVec
+	filesAdded       *prometheus.CounterVec
+	filesRebuilt     *prometheus.CounterVec
+	filesRemoved     *prometheus.CounterVec
+	rowsAdded        *prometheus.CounterVec
+	rowsRebuilt      *prometheus.CounterVec
+	runKinds         *prometheus.CounterVec
 	checkpointFiles  *prometheus.GaugeVec
 	lagSnapshots     *prometheus.GaugeVec
 	lagSeconds       *prometheus.GaugeVec
@@ -87,11 +93,22 @@ func (r *Registry) registerRuns() {
 }
 
 func (r *Registry) registerFiles() {
-	r.rows = r.counter("floe_rows_converted_total", "Rows converted into segments.", labelTable)
+	r.rows = r.counter("floe_rows_converted_total", "Rows converted into segments (added and rebuilt).", labelTable)
 	r.bytes = r.counter("floe_bytes_converted_total", "Bytes of Iceberg data files converted into segments.", labelTable)
-	r.filesDiscovered = r.counter("floe_files_discovered_total", "Data files runs planned to convert (new or changed).", labelTable)
-	r.filesConverted = r.counter("floe_files_converted_total", "Data files converted into segments.", labelTable)
+	r.filesDiscovered = r.counter("floe_files_discovered_total", "Data files runs planned to convert (to add or rebuild).", labelTable)
+	r.filesConverted = r.counter("floe_files_converted_total", "Data files converted into segments (added and rebuilt).", labelTable)
 	r.filesFailed = r.counter("floe_files_failed_total", "Data files that could not be converted.", labelTable)
+	// What completed runs did, fleet-wide (no table label: the run
+	// records hold the per-table detail, and a scrape stays flat with
+	// 1,000 tables).
+	r.filesAdded = r.counter("floe_files_added_total", "Data files new to Pinot converted by completed runs, all tables.")
+	r.filesRebuilt = r.counter("floe_files_rebuilt_total",
+		"Data files Pinot already held, converted again by completed runs (merges, regrouped units, new deletes, schema rebuilds), all tables.")
+	r.filesRemoved = r.counter("floe_files_removed_total", "Data files gone from the snapshot whose rows completed runs took out of Pinot, all tables.")
+	r.rowsAdded = r.counter("floe_rows_added_total", "Rows of the data files added by completed runs, all tables.")
+	r.rowsRebuilt = r.counter("floe_rows_rebuilt_total", "Rows of the data files rebuilt by completed runs (served before, not new), all tables.")
+	r.runKinds = r.counter("floe_run_kinds_total",
+		"Completed runs by kind (append, backfill, replace, merge, remap, schema-rebuild, none), all tables.", labelKind)
 	r.checkpointFiles = r.gauge("floe_checkpoint_files", "Data files in the table's checkpoint, as of this replica's last commit.", labelTable)
 }
 

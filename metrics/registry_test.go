@@ -38,6 +38,9 @@ func TestRegistry_RunsAndFiles(t *testing.T) {
 	reg.CheckpointFiles("orders", 12)
 	reg.SetLag("orders", 2, 90.5)
 	reg.LeaseTakeover("orders")
+	reg.RunKind("merge")
+	reg.FilesChanged(1, 8, 0)
+	reg.RowsChanged(1000, 8000)
 
 	want := `
 # HELP floe_runs_total Runs by table and outcome (completed, nochange, failed, skipped, abandoned).
@@ -65,6 +68,12 @@ floe_runs_total{outcome="nochange",table="orders"} 1
 		{`floe_lag_snapshots{table="orders"}`, 2},
 		{`floe_lag_seconds{table="orders"}`, 90.5},
 		{`floe_lease_takeovers_total{table="orders"}`, 1},
+		{`floe_run_kinds_total{kind="merge"}`, 1},
+		{`floe_files_added_total`, 1},
+		{`floe_files_rebuilt_total`, 8},
+		{`floe_files_removed_total`, 0},
+		{`floe_rows_added_total`, 1000},
+		{`floe_rows_rebuilt_total`, 8000},
 		{`floe_run_duration_seconds_count{phase="total"}`, 2}, // completed + failed, not nochange
 		{`floe_run_duration_seconds_sum{phase="total"}`, 3},
 		{`floe_run_duration_seconds_count{phase="build"}`, 1},

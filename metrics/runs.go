@@ -49,6 +49,26 @@ func (r *Registry) FilesFailed(table string, n int) {
 	r.filesFailed.WithLabelValues(table).Add(float64(n))
 }
 
+// RunKind counts a completed run by its kind (all tables: the run
+// record says which table).
+func (r *Registry) RunKind(kind string) {
+	r.runKinds.WithLabelValues(kind).Inc()
+}
+
+// FilesChanged counts what a completed run did to data files: added
+// (new to Pinot), rebuilt (converted again) and removed.
+func (r *Registry) FilesChanged(added, rebuilt, removed int) {
+	r.filesAdded.WithLabelValues().Add(float64(added))
+	r.filesRebuilt.WithLabelValues().Add(float64(rebuilt))
+	r.filesRemoved.WithLabelValues().Add(float64(removed))
+}
+
+// RowsChanged counts the rows a completed run added and rebuilt.
+func (r *Registry) RowsChanged(added, rebuilt int64) {
+	r.rowsAdded.WithLabelValues().Add(float64(added))
+	r.rowsRebuilt.WithLabelValues().Add(float64(rebuilt))
+}
+
 // CheckpointFiles sets the data files in the table's checkpoint.
 func (r *Registry) CheckpointFiles(table string, n int) {
 	r.checkpointFiles.WithLabelValues(table).Set(float64(n))

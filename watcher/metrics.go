@@ -18,13 +18,22 @@ type Metrics interface {
 	RunFinished(table, outcome string, d time.Duration, rows int64)
 	// Phase: one run spent d in phase (plan, build, push, commit).
 	Phase(phase string, d time.Duration)
-	// FilesDiscovered: a run's plan found n data files to convert.
+	// FilesDiscovered: a run's plan found n data files to convert (to add
+	// or rebuild; not the snapshot's live files).
 	FilesDiscovered(table string, n int)
 	// Converted: data files converted into segments, their rows and the
 	// bytes of the data files read.
 	Converted(table string, files int, rows, bytes int64)
 	// FilesFailed: n data files could not be converted.
 	FilesFailed(table string, n int)
+	// RunKind: a run of kind (checkpoint.RunKind) completed (these three
+	// are fleet-wide: the run records hold them per table).
+	RunKind(kind string)
+	// FilesChanged: a completed run added, rebuilt and removed data files
+	// (checkpoint.Run's FilesAdded, FilesRebuilt, FilesRemoved).
+	FilesChanged(added, rebuilt, removed int)
+	// RowsChanged: a completed run added and rebuilt rows.
+	RowsChanged(added, rebuilt int64)
 	// CheckpointFiles: the table's checkpoint holds n data files.
 	CheckpointFiles(table string, n int)
 	// SetLag: the table is snapshots behind its newest Iceberg snapshot,
@@ -68,6 +77,9 @@ func (noMetrics) FilesDiscovered(string, int)                      {}
 func (noMetrics) Converted(string, int, int64, int64)              {}
 func (noMetrics) FilesFailed(string, int)                          {}
 func (noMetrics) CheckpointFiles(string, int)                      {}
+func (noMetrics) RunKind(string)                                   {}
+func (noMetrics) FilesChanged(int, int, int)                       {}
+func (noMetrics) RowsChanged(int64, int64)                         {}
 func (noMetrics) SetLag(string, int, float64)                      {}
 func (noMetrics) LeaseTakeover(string)                             {}
 func (noMetrics) ForgetTable(string)                               {}
@@ -150,6 +162,11 @@ func (w *Watcher) runEnded(a *activeRun, run *checkpoint.Run) {
 	w.metrics.RunFinished(a.table, outcomeOf(*run, planned), time.Since(a.began), run.Rows)
 	if n, ok := w.checkpoints.files(a.table); ok && run.Status == checkpoint.RunCompleted {
 		w.metrics.CheckpointFiles(a.table, n)
+	}
+	if run.Status == checkpoint.RunCompleted && run.Kind != "" {
+		w.metrics.RunKind(string(run.Kind))
+		w.metrics.FilesChanged(run.FilesAdded, run.FilesRebuilt, run.FilesRemoved)
+		w.metrics.RowsChanged(run.RowsAdded, run.RowsRebuilt)
 	}
 	if !w.knows(a.table) {
 		w.metrics.ForgetTable(a.table)

@@ -59,6 +59,9 @@ type runner struct {
 	// rebuildTag, set by evolveSchema, names the segments of a run that
 	// rebuilds the table for a schema change (unitBases).
 	rebuildTag string
+	// rebuilt are the files the run builds that Pinot held already
+	// (describe): their rows are rebuilt, not added.
+	rebuilt map[string]bool
 }
 
 // execute does load → plan → build → push → commit. The caller records the
@@ -96,7 +99,6 @@ func (r *runner) execute(ctx context.Context) error {
 		return fmt.Errorf("plan snapshot of %s: %w", r.table.Name, err)
 	}
 	r.run.SnapshotID = p.SnapshotID
-	r.run.FilesDiscovered = p.LiveFiles
 	r.planned(p)
 	r.noteRemaps(p)
 	schema, tc, err := r.pinotModel()
@@ -118,7 +120,9 @@ func (r *runner) execute(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if p.Replacing || len(sw.orphans) > 0 || touchesOpen(p.Build, bases, lin.Open) {
+	replacing := p.Replacing || len(sw.orphans) > 0 || touchesOpen(p.Build, bases, lin.Open)
+	r.describe(t, cp, replacing)
+	if replacing {
 		err = r.replace(ctx, t, sw)
 	} else {
 		err = r.appendBatches(ctx, t)

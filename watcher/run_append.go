@@ -75,6 +75,7 @@ func (r *runner) account(out batchOutcome) []error {
 	r.converted(out)
 	for _, bu := range out.built {
 		r.run.SegmentsGenerated += len(bu.segments)
+		r.countBuilt(bu)
 		r.run.Bytes += unitBytes(bu.unit)
 	}
 	errs := make([]error, 0, len(out.failed))

@@ -75,6 +75,11 @@ func (w *Watcher) logOf(run checkpoint.Run) []checkpoint.RunLogLine {
 func outcomeLine(run checkpoint.Run) (checkpoint.RunLogLine, bool) {
 	attrs := map[string]string{attrSnapshot: itoa(run.SnapshotID), "rows": itoa(run.Rows),
 		"segments": itoa(run.SegmentsGenerated), "took": run.FinishedAt.Sub(run.StartedAt).String()}
+	if run.Kind != "" {
+		attrs["kind"], attrs["files_added"], attrs["files_rebuilt"] = string(run.Kind), itoa(run.FilesAdded), itoa(run.FilesRebuilt)
+		attrs["files_removed"], attrs["rows_added"], attrs["rows_rebuilt"] = itoa(run.FilesRemoved), itoa(run.RowsAdded), itoa(run.RowsRebuilt)
+		attrs["segments_replaced"] = itoa(run.SegmentsDeleted)
+	}
 	l := checkpoint.RunLogLine{At: run.FinishedAt, Level: slog.LevelInfo.String(), Attrs: attrs}
 	switch run.Status {
 	case checkpoint.RunCompleted:

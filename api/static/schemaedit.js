@@ -3,7 +3,7 @@
 // truth; every edit is previewed by floe again, which names the column
 // when an edit is refused). Lossy mappings are flagged.
 
-import { post } from "./api.js";
+import { ApiError, get, path, post } from "./api.js";
 import { h, outcome } from "./ui.js";
 
 // Data types an Iceberg type may also map to (schema/doc.go, type table).
@@ -34,7 +34,7 @@ export class SchemaEditor {
     this.state = state;
     this.preview = null;
     this.name = h("input", { id: "pinot-name", value: state.name, placeholder: "derived from namespace and table",
-      spellcheck: "false", onchange: () => { state.name = this.name.value.trim(); this.load(); } });
+      spellcheck: "false", onchange: () => { state.name = this.name.value.trim(); state.nameError = ""; this.load(); } });
     this.body = h("tbody");
     this.msg = h("p", { class: "outcome", id: "schema-msg", hidden: true });
     this.nextBtn = h("button", { type: "button", class: "primary", id: "to-options", onclick: next, disabled: true }, "Options ›");
@@ -58,6 +58,10 @@ export class SchemaEditor {
     return out;
   }
 
+  // load previews the schema under the name asked for (or floe's own),
+  // then checks the name here, on the step that has the field: a name a
+  // table already has is refused beside it, and floe's own name, when
+  // taken, gives way to the first free one (name_2, name_3, …).
   async load() {
     const s = this.state;
     const body = { connection: s.conn.name, namespace: s.ns, table: s.table, overrides: this.overrideArgs() };
@@ -66,13 +70,36 @@ export class SchemaEditor {
     try {
       const { data } = await post("/api/v1/tables/preview", body);
       this.preview = data;
-      this.msg.hidden = true;
-      if (!s.name) this.name.placeholder = data.schema.schemaName;
       this.render(data);
+      const name = data.schema.schemaName;
+      if (!s.name) this.name.placeholder = name;
+      if (await tableExists(name)) {
+        const free = s.name ? "" : await freeName(name);
+        if (free) {
+          s.name = free;
+          this.name.value = free;
+          this.note = `A table named ${name} exists already; the free name ${free} is suggested.`;
+          return this.load();
+        }
+        this.refuseName(s.nameError || `A table named ${name} exists already: choose another Pinot table name.`);
+        return;
+      }
+      s.nameError = "";
+      this.name.removeAttribute("aria-invalid");
+      if (this.note) outcome(this.msg, true, this.note); else this.msg.hidden = true;
+      this.note = "";
       this.nextBtn.disabled = false;
     } catch (e) {
       outcome(this.msg, false, e.message);
     }
+  }
+
+  // refuseName shows why the name cannot be used beside the field.
+  refuseName(msg) {
+    this.name.setAttribute("aria-invalid", "true");
+    outcome(this.msg, false, msg);
+    this.msg.dataset.field = "pinot-name";
+    this.name.focus();
   }
 
   edit(col, change) {
@@ -100,4 +127,23 @@ export class SchemaEditor {
           : h("span", { class: "muted" }, "exact")));
     }));
   }
+}
+
+// tableExists asks floe whether a table of that name is registered.
+async function tableExists(name) {
+  try {
+    await get(path`/api/v1/tables/${name}`);
+    return true;
+  } catch (e) {
+    if (e instanceof ApiError && e.status === 404) return false;
+    throw e;
+  }
+}
+
+// freeName is the first of name_2 … name_20 no table has ("" if none).
+async function freeName(name) {
+  for (let i = 2; i <= 20; i++) {
+    if (!(await tableExists(`${name}_${i}`))) return `${name}_${i}`;
+  }
+  return "";
 }

@@ -44,16 +44,21 @@ export class TablePage {
       this.result, this.progress, this.stats, this.charts,
       h("section", { class: "panel", id: "runs" }, h("h2", {}, "Runs"),
         h("div", { class: "table-wrap" }, h("table", {},
-          h("thead", {}, h("tr", {}, ...["Started", "Trigger", "Status", "Snapshot", "Files", "Segments", "Rows", "Took", "Error"]
-            .map((c) => h("th", {}, c)))),
+          h("thead", {}, h("tr", {}, ...RUN_COLUMNS.map(([key, label, title]) => h("th", { "data-col": key, title }, label)))),
           this.runsBody))),
       this.log, this.cp.el, this.config);
   }
 
   async refresh() {
-    let view;
+    let view, runs;
     try {
+      // The runs first, then the table: the table's state and last run are
+      // the newer answer, and a run that ended between the two reads shows
+      // as ended in both places (reconcile), never RUNNING beside itself
+      // COMPLETED.
+      ({ runs } = await get(path`/api/v1/tables/${this.name}/runs` + "?limit=" + RUNS));
       view = normalize(await get(path`/api/v1/tables/${this.name}`));
+      runs = reconcile(runs || [], view.lastRun);
     } catch (e) {
       if (e instanceof ApiError && e.status === 404) {
         this.root.replaceChildren(h("a", { href: "#/", class: "back" }, "‹ all tables"),
@@ -62,7 +67,6 @@ export class TablePage {
       }
       throw e;
     }
-    const { runs } = await get(path`/api/v1/tables/${this.name}/runs` + "?limit=" + RUNS);
     this.view = view;
     this.renderTitle(view);
     this.renderActions(view);
@@ -177,18 +181,33 @@ export class TablePage {
       card("last event", v.lastEvent ? ago(v.lastEvent.receivedAt) : "–", eventTitle(v.lastEvent)));
   }
 
+  // renderCharts plots what each title says: files converted (added,
+  // then rebuilt, stacked), rows converted (the same), duration. A run
+  // recorded before runs said what they did has no files converted ("?")
+  // and its rows as one total.
   renderCharts(runs) {
     const chrono = runs.filter((r) => r.status !== "SKIPPED").slice().reverse();
     const label = (r) => new Date(r.startedAt).toLocaleTimeString();
-    const tip = (r, what) => `${fullTime(r.startedAt)} · ${r.status} · ${what}` + (failed(r) && r.error ? "\n" + r.error.split("\n")[0] : "");
-    const pts = (fn, fmt) => chrono.map((r) => ({ value: fn(r), label: label(r), failed: failed(r), tip: tip(r, fmt(fn(r))) }));
-    const charts = [
-      barChart("rows", "Rows per run", pts((r) => r.rows, (v) => num(v) + " rows")),
-      barChart("files", "Files per run", pts((r) => r.filesDiscovered, (v) => num(v) + " files")),
-      barChart("duration", "Duration per run", pts((r) => runSeconds(r), duration), duration),
-      this.snapshotChart(runs),
-    ];
-    this.charts.replaceChildren(...charts);
+    const tip = (r, what) => `${fullTime(r.startedAt)} · ${r.status}${r.kind ? " · " + r.kind : ""} · ${what}` +
+      (failed(r) && r.error ? "\n" + r.error.split("\n")[0] : "");
+    const point = (r, value, parts, what) => ({ value, parts, id: r.id, label: label(r), failed: failed(r), tip: tip(r, what) });
+    const files = chrono.map((r) => (uncounted(r)
+      ? point(r, null, null, `${num(live(r))} live files; files converted not recorded`)
+      : point(r, (r.filesAdded || 0) + (r.filesRebuilt || 0),
+        [{ value: r.filesAdded || 0, cls: "added" }, { value: r.filesRebuilt || 0, cls: "rebuilt" }],
+        `${num(r.filesAdded || 0)} files added + ${num(r.filesRebuilt || 0)} rebuilt`)));
+    const rows = chrono.map((r) => (uncounted(r)
+      ? point(r, r.rows || 0, null, `${num(r.rows)} rows written (added and rebuilt not told apart)`)
+      : point(r, (r.rowsAdded || 0) + (r.rowsRebuilt || 0),
+        [{ value: r.rowsAdded || 0, cls: "added" }, { value: r.rowsRebuilt || 0, cls: "rebuilt" }],
+        `${num(r.rowsAdded || 0)} rows added + ${num(r.rowsRebuilt || 0)} rebuilt`)));
+    const legend = [{ cls: "added", label: "added" }, { cls: "rebuilt", label: "rebuilt" }];
+    const counts = (v) => (Number.isInteger(v) ? compact(v) : ""); // no "2.5 files" on the axis
+    this.charts.replaceChildren(
+      barChart("rows", "Rows converted per run", rows, counts, legend),
+      barChart("files", "Files converted per run", files, counts, legend),
+      barChart("duration", "Duration per run", chrono.map((r) => point(r, runSeconds(r), null, duration(runSeconds(r)))), duration),
+      this.snapshotChart(runs));
   }
 
   // snapshotChart shows the data files live per snapshot synced, from
@@ -206,24 +225,34 @@ export class TablePage {
     }
     const seen = new Map();
     for (const r of runs.slice().reverse()) {
-      if (r.snapshotId && r.status === "COMPLETED") seen.set(String(r.snapshotId), r.filesDiscovered);
+      if (r.snapshotId && r.status === "COMPLETED") seen.set(String(r.snapshotId), live(r));
     }
-    return barChart("snapshots", "Files discovered per snapshot", [...seen].map(([id, n]) => ({ value: n,
-      label: id.slice(-6), tip: `snapshot ${id}: ${num(n)} files discovered` })));
+    return barChart("snapshots", "Live files per snapshot", [...seen].map(([id, n]) => ({ value: n,
+      label: id.slice(-6), tip: `snapshot ${id}: ${num(n)} live files` })));
   }
 
   renderRuns(runs) {
-    this.runsBody.replaceChildren(...runs.slice(0, 20).map((r) => h("tr", { "data-run": r.id, "data-status": r.status },
+    const count = (r, v) => h("td", { class: "num" }, r.kind ? num(v || 0) : "–"); // no kind: not recorded
+    this.runsBody.replaceChildren(...runs.slice(0, 20).map((r) => h("tr", { "data-run": r.id, "data-status": r.status,
+      "data-kind": r.kind || "" },
       h("td", { title: fullTime(r.startedAt) }, ago(r.startedAt)),
       h("td", {}, text(r.trigger)),
       h("td", {}, badge(r.status, "small")),
+      h("td", { class: "kind", title: kindReason(r) }, r.kind ? h("span", { class: "tag " + r.kind }, r.kind) : "–"),
       h("td", { class: "snapshot" }, text(r.snapshotId)),
-      h("td", { class: "num" }, num(r.filesDiscovered)),
+      count(r, r.filesAdded), count(r, r.filesRebuilt), count(r, r.filesRemoved),
+      h("td", { class: "num" }, live(r) ? num(live(r)) : "–"),
+      count(r, r.rowsAdded), count(r, r.rowsRebuilt),
       h("td", { class: "num" }, num(r.segmentsGenerated)),
-      h("td", { class: "num" }, num(r.rows)),
+      h("td", { class: "num" }, num(r.segmentsDeleted)),
       h("td", { class: "num" }, duration(runSeconds(r))),
       h("td", { class: "err", title: r.error || "" }, r.error ? r.error.split("\n")[0] : ""))));
-    if (!runs.length) this.runsBody.replaceChildren(h("tr", {}, h("td", { colspan: 9, class: "muted" }, "No runs yet.")));
+    for (const tr of this.runsBody.children) {
+      [...tr.children].forEach((td, i) => { if (RUN_COLUMNS[i]) td.dataset.col = RUN_COLUMNS[i][0]; });
+    }
+    if (!runs.length) {
+      this.runsBody.replaceChildren(h("tr", {}, h("td", { colspan: RUN_COLUMNS.length, class: "muted" }, "No runs yet.")));
+    }
   }
 
   // renderLog shows the last failed run's error and its own log lines
@@ -253,6 +282,49 @@ export class TablePage {
   }
 
   destroy() {}
+}
+
+// RUN_COLUMNS: the runs table's columns, [key, header, what it counts];
+// the names are the run record's (and the CLI's and the metrics').
+const RUN_COLUMNS = [
+  ["started", "Started"], ["trigger", "Trigger"], ["status", "Status"],
+  ["kind", "Kind", "what the run did: append, backfill, replace, merge, remap, schema-rebuild, none (hover a kind for why)"],
+  ["snapshot", "Snapshot"],
+  ["filesAdded", "Files added", "data files new to Pinot, converted"],
+  ["filesRebuilt", "Files rebuilt", "data files Pinot held, converted again (merge, regrouped unit, new deletes, schema rebuild)"],
+  ["filesRemoved", "Files removed", "data files gone from the snapshot; their rows left Pinot"],
+  ["liveFiles", "Live files", "data files of the snapshot synced"],
+  ["rowsAdded", "Rows added", "rows of the files added"],
+  ["rowsRebuilt", "Rows rebuilt", "rows of the files rebuilt: served before, not new"],
+  ["segmentsBuilt", "Segments built", "segments pushed to Pinot"],
+  ["segmentsReplaced", "Segments replaced", "segments the run's atomic replacement took out of Pinot"],
+  ["took", "Took"], ["error", "Error"],
+];
+
+// uncounted: a record from before runs said what they did (no kind, yet
+// files seen): its filesDiscovered is the snapshot's live files and its
+// other counts are unknown.
+function uncounted(r) { return !r.kind && (r.filesDiscovered || 0) > 0; }
+
+// live: the snapshot's data files, under either name.
+function live(r) { return r.liveFiles || r.filesDiscovered || 0; }
+
+// kindReason is why the run is of its kind, from its log ("run kind: …").
+function kindReason(r) {
+  const line = (r.log || []).find((l) => (l.msg || "").startsWith("run kind: "));
+  return line && line.attrs && line.attrs.reason ? `${r.kind}: ${line.attrs.reason}` : (r.kind || "");
+}
+
+// reconcile puts the table's last run, read after the run list, in the
+// list: a run that ended (or started) between the two reads shows as the
+// table's state says.
+export function reconcile(runs, last) {
+  if (!last || !last.id) return runs;
+  const i = runs.findIndex((r) => r.id === last.id);
+  if (i < 0) return [last, ...runs];
+  const out = runs.slice();
+  out[i] = Object.assign({}, runs[i], last, { log: last.log || runs[i].log });
+  return out;
 }
 
 // eventTitle describes a table's last change notification (this replica's):

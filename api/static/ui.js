@@ -107,13 +107,13 @@ export function normalize(t) {
   return v;
 }
 
-// lagText: "3 snapshots · 4 min", "in sync", or "–" when unknown; with
-// the table's state, a failed table never reads "in sync" (its last run
-// did not get there).
+// lagText: "3 snapshots behind · 4 min", "in sync", or "–" when
+// unknown; with the table's state, a failed table never reads "in sync"
+// (its last run did not get there).
 export function lagText(lag, state) {
   if (!lag) return "–";
   if (!lag.snapshots) return state === "FAILED" ? "unknown: last run failed" : "in sync";
-  const snaps = lag.snapshots === 1 ? "1 snapshot" : lag.snapshots + " snapshots";
+  const snaps = (lag.snapshots === 1 ? "1 snapshot" : lag.snapshots + " snapshots") + " behind";
   return lag.seconds ? snaps + " · " + duration(lag.seconds) : snaps;
 }
 

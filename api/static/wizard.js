@@ -2,7 +2,7 @@
 // schema → options and create; it then lands on the new table's page,
 // where the first run shows.
 
-import { get, path, post } from "./api.js";
+import { ApiError, get, path, post } from "./api.js";
 import { ConnectionForm, isAWS, typeLabel } from "./connform.js";
 import { IAMPanel } from "./iam.js";
 import { SchemaEditor } from "./schemaedit.js";
@@ -32,7 +32,12 @@ export class Wizard {
     render().catch((e) => this.fail(e));
   }
 
-  fail(e) { outcome(this.msg, false, e.message); }
+  // fail shows an error in the banner and scrolls it into view: a form
+  // submitted from below the fold would otherwise seem to do nothing.
+  fail(e) {
+    outcome(this.msg, false, e.message);
+    this.msg.scrollIntoView({ block: "center" });
+  }
 
   refresh() { return Promise.resolve(); } // the wizard does not poll
 
@@ -201,8 +206,14 @@ export class Wizard {
       const { data } = await post("/api/v1/tables", body);
       location.hash = "#/tables/" + encodeURIComponent(data.name);
     } catch (e) {
-      this.fail(e);
       btn.disabled = false;
+      if (e instanceof ApiError && e.status === 409) {
+        // The name was taken meanwhile: back to the step with the field.
+        s.nameError = e.message;
+        this.go(3);
+        return;
+      }
+      this.fail(e);
     }
   }
 }

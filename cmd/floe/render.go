@@ -70,8 +70,7 @@ func renderStatus(w io.Writer, t client.Table, now time.Time) error {
 		row("progress", bar(p.FilesDone, p.FilesTotal)+" "+progressFigures(p.FilesDone, p.FilesTotal, p.Rows))
 	}
 	if r := t.LastRun; r != nil {
-		row("last run", fmt.Sprintf("%s %s, %s, %d files, %d rows, %s", r.ID, r.Status, ago(now, r.StartedAt),
-			r.FilesDiscovered, r.Rows, durationText(*r)))
+		row("last run", fmt.Sprintf("%s %s, %s, %s, %s", r.ID, r.Status, ago(now, r.StartedAt), workText(*r), durationText(*r)))
 	} else {
 		row("last run", "-")
 	}
@@ -114,13 +113,40 @@ func renderRuns(w io.Writer, runs []client.Run, now time.Time) error {
 		return err
 	}
 	tw := newTabs(w)
-	fmt.Fprintln(tw, "RUN\tSTATUS\tTRIGGER\tSTARTED\tDURATION\tSNAPSHOT\tFILES\tSEGMENTS\tROWS\tERROR")
+	fmt.Fprintln(tw, "RUN\tSTATUS\tTRIGGER\tKIND\tSTARTED\tDURATION\tSNAPSHOT\tFILES-ADDED\tFILES-REBUILT\tFILES-REMOVED\t"+
+		"LIVE-FILES\tROWS-ADDED\tROWS-REBUILT\tSEGMENTS-BUILT\tSEGMENTS-REPLACED\tERROR")
 	for _, r := range runs {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\t%d\t%d\t%s\n", printable(r.ID), r.Status, printable(r.Trigger),
-			ago(now, r.StartedAt), durationText(r), snapshotText(r.SnapshotID), r.FilesDiscovered, r.SegmentsGenerated,
-			r.Rows, orDash(truncate(printable(firstLine(r.Error)), errorWidth)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%d\t%d\t%s\n", printable(r.ID), r.Status,
+			printable(r.Trigger), orDash(printable(r.Kind)), ago(now, r.StartedAt), durationText(r), snapshotText(r.SnapshotID),
+			counted(r, r.FilesAdded), counted(r, r.FilesRebuilt), counted(r, r.FilesRemoved), r.Live(),
+			counted(r, r.RowsAdded), counted(r, r.RowsRebuilt), r.SegmentsGenerated, r.SegmentsDeleted,
+			orDash(truncate(printable(firstLine(r.Error)), errorWidth)))
 	}
 	return tw.Flush()
+}
+
+// counted prints a count of what the run did, "-" when its record does
+// not say (written before runs carried their kind, or never planned).
+func counted[N int | int64](r client.Run, n N) string {
+	if !r.Counted() {
+		return "-"
+	}
+	return strconv.FormatInt(int64(n), 10)
+}
+
+// workText says what a run did: "merge: 1 file added, 8 rebuilt, 0
+// removed of 16 live; 1000 rows added, 8000 rebuilt; 2 segments built,
+// 8 replaced". A record without a kind says only what it knows.
+func workText(r client.Run) string {
+	segs := fmt.Sprintf("%s built, %d replaced", count(r.SegmentsGenerated, "segment"), r.SegmentsDeleted)
+	switch {
+	case !r.Counted() && r.Live() == 0: // never planned (or failed first)
+		return count(r.Rows, "row") + " written"
+	case !r.Counted(): // recorded before runs carried their kind
+		return fmt.Sprintf("%s; %s written; %s", count(r.Live(), "live file"), count(r.Rows, "row"), segs)
+	}
+	return fmt.Sprintf("%s: %s added, %d rebuilt, %d removed of %d live; %s added, %d rebuilt; %s", r.Kind,
+		count(r.FilesAdded, "file"), r.FilesRebuilt, r.FilesRemoved, r.Live(), count(r.RowsAdded, "row"), r.RowsRebuilt, segs)
 }
 
 // count writes n and the noun, plural unless n is 1.
@@ -133,9 +159,8 @@ func count[N int | int64](n N, noun string) string {
 
 // renderRun writes a finished run on one line, its error on the next.
 func renderRun(w io.Writer, r client.Run) {
-	fmt.Fprintf(w, "run %s of table %s: %s, snapshot %d, %s, %s (%d replaced), %s, %s\n",
-		printable(r.ID), printable(r.Table), r.Status, r.SnapshotID, count(r.FilesDiscovered, "file"),
-		count(r.SegmentsGenerated, "segment"), r.SegmentsDeleted, count(r.Rows, "row"), durationText(r))
+	fmt.Fprintf(w, "run %s of table %s: %s, snapshot %d, %s, %s\n",
+		printable(r.ID), printable(r.Table), r.Status, r.SnapshotID, printable(workText(r)), durationText(r))
 	if r.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", printable(r.Error))
 	}

@@ -120,18 +120,27 @@ func TestRenderRuns(t *testing.T) {
 		{ID: "r1", Status: client.RunFailed, Trigger: "schedule", StartedAt: renderNow.Add(-time.Hour),
 			FinishedAt: renderNow.Add(-time.Hour + 1500*time.Millisecond), SnapshotID: 42, FilesDiscovered: 3, Rows: 10,
 			Error: "upload segment s_0: 503\nretry"},
+		{ID: "r0", Status: client.RunCompleted, Trigger: "schedule", Kind: "merge", StartedAt: renderNow.Add(-2 * time.Hour),
+			FinishedAt: renderNow.Add(-2 * time.Hour), SnapshotID: 41, FilesAdded: 1, FilesRebuilt: 8, LiveFiles: 16,
+			FilesDiscovered: 16, RowsAdded: 1000, RowsRebuilt: 8000, Rows: 9000, SegmentsGenerated: 2, SegmentsDeleted: 8},
 	}
 	var out bytes.Buffer
 	if err := renderRuns(&out, runs, renderNow); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
-	if len(lines) != 3 {
+	if len(lines) != 4 {
 		t.Fatalf("runs:\n%s", out.String())
 	}
-	cols := columnStarts(lines[0], []string{"RUN", "STATUS", "STARTED", "DURATION", "SNAPSHOT", "ERROR"})
+	cols := columnStarts(lines[0], []string{"RUN", "STATUS", "STARTED", "DURATION", "SNAPSHOT", "ERROR", "KIND",
+		"FILES-ADDED", "FILES-REBUILT", "LIVE-FILES", "ROWS-ADDED", "ROWS-REBUILT", "SEGMENTS-BUILT", "SEGMENTS-REPLACED"})
 	checks := [][2]string{{lines[1][cols[1]:], "RUNNING"}, {lines[1][cols[3]:], "-"}, {lines[1][cols[2]:], "5s ago"},
-		{lines[2][cols[3]:], "1.5s"}, {lines[2][cols[4]:], "42"}, {lines[2][cols[5]:], "upload segment s_0: 503"}}
+		{lines[2][cols[3]:], "1.5s"}, {lines[2][cols[4]:], "42"}, {lines[2][cols[5]:], "upload segment s_0: 503"},
+		// a record without a kind: live files from its first name, what it added unknown
+		{lines[2][cols[6]:], "- "}, {lines[2][cols[7]:], "- "}, {lines[2][cols[9]:], "3 "}, {lines[2][cols[10]:], "- "},
+		// a merge: one file added, eight rebuilt; its rebuilt rows are not added rows
+		{lines[3][cols[6]:], "merge "}, {lines[3][cols[7]:], "1 "}, {lines[3][cols[8]:], "8 "}, {lines[3][cols[9]:], "16 "},
+		{lines[3][cols[10]:], "1000 "}, {lines[3][cols[11]:], "8000 "}, {lines[3][cols[12]:], "2 "}, {lines[3][cols[13]:], "8 "}}
 	for _, c := range checks {
 		if !strings.HasPrefix(c[0], c[1]) {
 			t.Errorf("%q: want %q\n%s", c[0], c[1], out.String())

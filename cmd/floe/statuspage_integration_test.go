@@ -27,6 +27,8 @@ func TestStatusPage(t *testing.T) {
 	addr, dir := startDemoWith(t, 2*time.Second, func(c *config.Config) {
 		c.Server.AdminTokens = []string{testAdminToken}
 		c.Server.ReadTokens = []string{testReadToken}
+		c.Watcher.MergeSmallUnits = 3 // a merge within a few appends
+		c.Watcher.LagInterval = time.Second
 	})
 	waitSnapshotAuth(t, addr, 0, testReadToken)
 	browser := startBrowser(t)
@@ -48,6 +50,18 @@ func TestStatusPage(t *testing.T) {
 	})
 	t.Run("TablePageChartsRunHistory", func(t *testing.T) {
 		testTablePage(t, newTab(t, browser), base)
+	})
+	t.Run("RunsSayWhatTheyDid", func(t *testing.T) {
+		testRunsSayWhatTheyDid(t, newTab(t, browser), base)
+	})
+	t.Run("ChartLabelsFit", func(t *testing.T) {
+		testChartLabelsFit(t, newTab(t, browser), base)
+	})
+	t.Run("LagShowsBehindWhilePaused", func(t *testing.T) {
+		testLagBehind(t, newTab(t, browser), base)
+	})
+	t.Run("WizardSaveErrorInView", func(t *testing.T) {
+		testWizardSaveErrorInView(t, newTab(t, browser), base)
 	})
 	t.Run("PauseResumeTriggerFromThePage", func(t *testing.T) {
 		testTableActions(t, newTab(t, browser), base)
@@ -120,7 +134,7 @@ func testOverview(t *testing.T, tb *tab, base string) {
 	apiGet(t, base+"/api/v1/tables", testReadToken, &list)
 	lag := tb.text(row + " td.lag")
 	if list.Tables[0].Lag != nil {
-		if !regexp.MustCompile(`^(in sync|\d+ snapshots?( · .+)?)\s*(checked .+|)$`).MatchString(lag) {
+		if !regexp.MustCompile(`^(in sync|\d+ snapshots? behind( · .+)?)\s*(checked .+|)$`).MatchString(lag) {
 			t.Fatalf("lag cell %q, the API knows the lag %+v", lag, *list.Tables[0].Lag)
 		}
 	} else if lag != "–" {
@@ -385,6 +399,7 @@ func wizardSchema(t *testing.T, tb *tab) {
 	if !strings.Contains(tb.text(`tr[data-column="ts"] .lossy-flag`), "lossy") {
 		t.Fatal("the timestamptz → TIMESTAMP mapping is not flagged lossy")
 	}
+	wizardNameTaken(t, tb)
 	eval[bool](tb, `(() => { const n = document.querySelector("#pinot-name"); n.value = "events_ui";
 		n.dispatchEvent(new Event("change")); return true; })()`)
 	tb.waitJS("the preview under the new name", `!document.querySelector("#to-options").disabled`)
@@ -405,11 +420,64 @@ func wizardCreate(t *testing.T, tb *tab) {
 	eval[bool](tb, `(() => { document.querySelector("#opt-schedule").value = "0 0 0 1 1 ?"; return true; })()`)
 	tb.click("#opt-continue")
 	tb.screenshot("wizard-options")
+	watchFlicker(tb)
 	tb.click("#create-table")
 
 	tb.waitJS("the new table's page", `location.hash === "#/tables/events_ui"`)
 	tb.waitJS("its first run", `document.querySelector('#runs tr[data-status="COMPLETED"]')`)
+	tb.waitJS("two more refreshes", `window.__refreshes >= 2`)
+	if seen := eval[[]string](tb, `window.__flicker`); len(seen) > 0 {
+		t.Fatalf("the page showed a run in flight beside its own completed record: %v", seen)
+	}
 	tb.screenshot("wizard-first-run")
+}
+
+// wizardNameTaken: the Pinot name the wizard proposes is not an existing
+// table's (floe's own name for demo.events is the demo's table), and a
+// taken name is refused on this step, beside the field, before Options.
+func wizardNameTaken(t *testing.T, tb *tab) {
+	t.Helper()
+	tb.waitJS("a proposed name", `document.querySelector("#pinot-name").value || document.querySelector("#pinot-name").placeholder`)
+	proposed := eval[string](tb, `document.querySelector("#pinot-name").value || document.querySelector("#pinot-name").placeholder`)
+	if proposed == demoTable {
+		t.Fatalf("the wizard proposes %q, the name of an existing table", proposed)
+	}
+	if eval[bool](tb, `document.querySelector("#to-options").disabled`) {
+		t.Fatalf("the free name %q does not lead on: %q", proposed, tb.text("#schema-msg"))
+	}
+	eval[bool](tb, `(() => { const n = document.querySelector("#pinot-name"); n.value = `+jsString(demoTable)+`;
+		n.dispatchEvent(new Event("change")); return true; })()`)
+	tb.waitJS("the refusal beside the name", `/exists already/.test(document.querySelector("#schema-editor #schema-msg.bad")?.innerText)`)
+	if step := tb.text("#wizard-steps li.current"); !strings.Contains(step, "Schema") {
+		t.Fatalf("the name is refused on step %q, not on the step with the field", step)
+	}
+	if !eval[bool](tb, `document.querySelector("#to-options").disabled && document.querySelector("#pinot-name").getAttribute("aria-invalid") === "true"`) {
+		t.Fatal("a taken name still leads on to Options")
+	}
+	tb.screenshot("wizard-name-taken")
+}
+
+// watchFlicker records, on every change of the page, a table page that
+// shows a run in flight (RUNNING badge or progress bar) while its runs
+// table holds that table's newest run as ended and none running: what
+// one refresh showed after create. It counts refreshes ("updated …").
+func watchFlicker(tb *tab) {
+	eval[bool](tb, `(() => {
+		window.__flicker = []; window.__refreshes = 0;
+		const check = () => {
+			const badge = document.querySelector("h1 .badge")?.innerText;
+			const progress = document.querySelector("#progress");
+			const inFlight = badge === "RUNNING" || badge === "BACKFILLING" || (progress && !progress.hidden);
+			const rows = [...document.querySelectorAll("#runs tr[data-run]")];
+			if (inFlight && rows.length && !rows.some((r) => r.dataset.status === "RUNNING") && rows[0].dataset.status !== "RUNNING") {
+				window.__flicker.push(badge + " / " + (progress && !progress.hidden ? progress.innerText : "") + " / " + rows[0].dataset.status);
+			}
+		};
+		new MutationObserver(check).observe(document.body, { subtree: true, childList: true, attributes: true, characterData: true });
+		new MutationObserver(() => { if (location.hash.startsWith("#/tables/")) window.__refreshes++; })
+			.observe(document.querySelector("#updated"), { childList: true, characterData: true, subtree: true });
+		return true;
+	})()`)
 }
 
 // checkOnboarded asserts what the wizard created, through the API and the

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/client"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -45,9 +47,8 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 }
 
 func printRun(w io.Writer, r checkpoint.Run) {
-	fmt.Fprintf(w, "run %s: %s, snapshot %d, %s, %s (+%d replaced), %s, %.1fs\n",
-		r.ID, r.Status, r.SnapshotID, count(r.FilesDiscovered, "file"), count(r.SegmentsGenerated, "segment"),
-		r.SegmentsDeleted, count(r.Rows, "row"), r.FinishedAt.Sub(r.StartedAt).Seconds())
+	fmt.Fprintf(w, "run %s: %s, snapshot %d, %s, %.1fs\n",
+		r.ID, r.Status, r.SnapshotID, workText(clientRun(r)), r.FinishedAt.Sub(r.StartedAt).Seconds())
 	if r.Error != "" {
 		fmt.Fprintf(w, "error: %s\n", r.Error)
 	}
@@ -65,4 +66,14 @@ func syncProgress(wt *watcher.Watcher, table string, mode progressMode, w io.Wri
 		p, _ := wt.Progress(table)
 		view.update(done, total, p.Rows)
 	}, view.finish
+}
+
+// clientRun is the run as the API shows it (the JSON both share), so
+// sync says what a run did in the words of runs and status.
+func clientRun(r checkpoint.Run) client.Run {
+	var out client.Run
+	if b, err := json.Marshal(r); err == nil {
+		_ = json.Unmarshal(b, &out) // same fields, plain data: cannot fail
+	}
+	return out
 }

@@ -53,7 +53,7 @@ func TestSync_Progress(t *testing.T) {
 	if last := lines[len(lines)-1]; last[1] != last[2] || last[3] != "100" {
 		t.Fatalf("last progress line %q: want every file done and 100 rows", last[0])
 	}
-	if !strings.Contains(out.String(), ": COMPLETED,") || !strings.Contains(out.String(), ", 100 rows,") {
+	if !strings.Contains(out.String(), ": COMPLETED,") || !strings.Contains(out.String(), " append: 1 file added, 0 rebuilt, 0 removed of 1 live; 100 rows added, 0 rebuilt;") {
 		t.Fatalf("sync result: %s", out.String())
 	}
 
@@ -65,7 +65,7 @@ func TestSync_Progress(t *testing.T) {
 	if err := dispatch(ctx, []string{"sync", "-table", demoTable, "-quiet"}, &out, &errOut); err != nil {
 		t.Fatalf("sync -quiet: %v\n%s", err, errOut.String())
 	}
-	if strings.Contains(errOut.String(), "files,") || !strings.Contains(out.String(), ", 10 rows,") {
+	if strings.Contains(errOut.String(), "files,") || !strings.Contains(out.String(), " append: 1 file added, 0 rebuilt, 0 removed of 2 live; 10 rows added,") {
 		t.Fatalf("sync -quiet: stderr %q, stdout %q", errOut.String(), out.String())
 	}
 }

@@ -117,7 +117,7 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 	c.regroup(lv, cp)
 	j.p.merge(c, lv, cp)
 	out.Keep = keep(lv, cp, c)
-	out.Drop, out.LiveFiles, out.Replacing = c.drop, c.live, c.replacing
+	out.Drop, out.LiveFiles, out.Replacing, out.Merged = c.drop, c.live, c.replacing, len(c.merging)
 	for path, fs := range c.refresh {
 		if !c.leave[path] { // a file regrouped or merged records its bounds when built
 			if out.Refresh == nil {

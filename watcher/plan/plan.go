@@ -101,6 +101,9 @@ type Plan struct {
 	Replacing bool
 	// LiveFiles counts the data files of the snapshot.
 	LiveFiles int
+	// Merged counts the checkpoint files in Build that a merge of small
+	// units packs again (P10): unchanged, rebuilt only to merge.
+	Merged int
 	// Incremental: planned by folding the manifests added since the
 	// checkpoint (false: full-state diff).
 	Incremental bool
