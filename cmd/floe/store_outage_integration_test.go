@@ -102,10 +102,10 @@ func checkRecovered(t *testing.T, e *servedEnv, phase string) {
 }
 
 // checkOutageRuns waits until the history holds a run of the outage: one
-// that started during it and failed (buffered while the store was away,
+// under way during it that failed (buffered while the store was away,
 // written when it came back, with its real times and error), or one that
 // was under way when the store went away and finished after it came back
-// (a frozen store holds a run's call until it thaws rather than failing
+// (a frozen store may hold a run's call until it thaws rather than fail
 // it). A run of the outage that stays RUNNING is caught by
 // checkNoRunLeftRunning.
 func checkOutageRuns(t *testing.T, e *servedEnv, phase string, began, ended time.Time) {
@@ -115,7 +115,7 @@ func checkOutageRuns(t *testing.T, e *servedEnv, phase string, began, ended time
 		failed, rode := 0, 0
 		for _, r := range e.runs() {
 			switch {
-			case !r.StartedAt.Before(began) && r.StartedAt.Before(ended) && r.Status == checkpoint.RunFailed && r.Error != "":
+			case r.StartedAt.Before(ended) && !r.FinishedAt.Before(began) && r.Status == checkpoint.RunFailed && r.Error != "":
 				failed++
 			case r.StartedAt.Before(ended) && r.FinishedAt.After(ended) && r.Status == checkpoint.RunCompleted:
 				rode++
