@@ -36,7 +36,8 @@
 //     every unit gave exactly its planned names, else reverts it and
 //     builds whole under the next name generation (run_stream.go). A run
 //     that dies with it open leaves it open; the next lease holder resumes
-//     it when its plan is the same swap, else takes it over.
+//     it when its plan is the same swap, else reverts it first and moves
+//     the names it held to their next generation.
 //
 // Drain (drain.go), what SIGTERM does to `floe serve`:
 //   - D1 once Drain began, no run starts on this replica (ErrDraining).

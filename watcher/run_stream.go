@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher/plan"
 )
 
@@ -31,10 +32,61 @@ type streamPlan struct {
 // first build (replaceStreamed), else builds it whole (replaceWhole).
 func (r *runner) replace(ctx context.Context, t target, sw swapPlan) error {
 	s, ok := r.planStream(t, sw)
+	if stale := staleReplacements(t.lineage.Replacements, s); len(stale) > 0 {
+		var err error
+		if t, err = r.revertStale(ctx, t, stale); err != nil {
+			return err
+		}
+		s, ok = r.planStream(t, sw)
+	}
 	if !ok {
 		return r.replaceWhole(ctx, t, sw)
 	}
 	return r.replaceStreamed(ctx, t, sw, s)
+}
+
+// staleReplacements are the open replacements other than this run's swap
+// (which it resumes). The run holds the table's lease, so every open
+// replacement is a dead or fenced run's: none will ever be ended.
+func staleReplacements(open []pinot.OpenReplacement, s streamPlan) []pinot.OpenReplacement {
+	var out []pinot.OpenReplacement
+	for _, o := range open {
+		if !sameNames(o.From, s.from) || !sameNames(o.To, s.to) {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// revertStale reverts open replacements of dead runs that are not this
+// run's swap (the table moved on since), after checking
+// the run still builds on the stored checkpoint: Pinot removes their
+// uploads and keeps their To names reserved, so the units take their next
+// name generation. Starting over them instead would let Pinot revert them
+// inside the start, hiding any name the new replacement shares (I9).
+func (r *runner) revertStale(ctx context.Context, t target, stale []pinot.OpenReplacement) (target, error) {
+	if err := r.recheckBase(ctx); err != nil {
+		return t, err
+	}
+	hidden := maps.Clone(t.lineage.Hidden)
+	if hidden == nil {
+		hidden = map[string]bool{}
+	}
+	for _, o := range stale {
+		r.w.log.Info("revert open replacement of a dead run", slog.String(attrTable, r.table.Name),
+			slog.String("replacement", o.ID), slog.Int("to", len(o.To)))
+		if err := r.w.deps.Uploader.RevertReplace(ctx, r.table.Name, o.ID); err != nil {
+			return t, fmt.Errorf("push segments to Pinot: revert replacement %s: %w", o.ID, err)
+		}
+		for _, n := range o.To {
+			hidden[n] = true
+		}
+		t.lineage.Replacements = slices.DeleteFunc(slices.Clone(t.lineage.Replacements),
+			func(x pinot.OpenReplacement) bool { return x.ID == o.ID })
+	}
+	t.lineage.Hidden = hidden
+	t.bases = r.unitBases(t.plan.Build, hidden)
+	return t, nil
 }
 
 // plannedSegments is how many segments a unit gives at most: its files'

@@ -381,3 +381,49 @@ func TestRun_StreamedReplaceUsesEveryReplica(t *testing.T) {
 	h.assertConsistent(t)
 	assertNoOrphanTarballs(t, h.up, root)
 }
+
+// I9, I2: when the table moved on after a run died with its replacement
+// open, the next run's swap is another one: it reverts the dead run's
+// replacement (never starts over it, which would let Pinot hide names the
+// two share), streams its own under the next name generation, and leaves
+// no segment of the dead run behind.
+func TestRun_StreamedReplaceRevertsADeadRunsOtherSwap(t *testing.T) {
+	h, probe, root := streamHarness(t)
+	for range 4 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	overwriteWithAppends(h.lake, 3, 3)
+	probe.events, probe.failAfter = nil, 2
+	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
+		t.Fatal("want the run to fail when the sink goes away")
+	}
+	h.lake.appendRows(5) // the table moves on: the next run's swap differs
+	probe.events, probe.failAfter = nil, 0
+	h.sync(t)
+	if probe.count("revert") != 1 || probe.count("start") != 1 {
+		t.Fatalf("I9: want the dead run's replacement reverted and one replacement started: %v", probe.events)
+	}
+	probe.mu.Lock()
+	first := slices.Index(probe.events, "revert")
+	probe.mu.Unlock()
+	if first != 0 {
+		t.Fatalf("the dead run's replacement must be reverted before anything else: %v", probe.events)
+	}
+	cp := h.assertConsistent(t)
+	g1 := 0
+	for _, fs := range cp.Files {
+		for _, s := range fs.Segments {
+			if strings.Contains(s, "_g1_") {
+				g1++
+			}
+		}
+	}
+	if g1 == 0 {
+		t.Fatalf("no unit took the next name generation after the revert: %+v", cp.Files)
+	}
+	assertNoOrphanTarballs(t, h.up, root)
+	if lin, _ := h.up.SegmentLineage(context.Background(), "events"); len(lin.Replacements) != 0 {
+		t.Fatalf("replacements still open: %+v", lin.Replacements)
+	}
+}
