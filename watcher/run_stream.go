@@ -248,6 +248,7 @@ func (r *runner) fallBack(ctx context.Context, t target, sw swapPlan, s streamPl
 	if err := r.w.deps.Uploader.RevertReplace(ctx, r.table.Name, id); err != nil {
 		return fmt.Errorf("push segments to Pinot: revert replacement %s: %w", id, err)
 	}
+	r.forget(ctx, s.to) // Pinot removed them: nothing of them is left to judge
 	hidden := maps.Clone(t.lineage.Hidden)
 	if hidden == nil {
 		hidden = map[string]bool{}
