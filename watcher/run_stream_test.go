@@ -228,7 +228,16 @@ func TestRun_StreamedReplaceUploadsIntoOpenLineage(t *testing.T) {
 	h.sync(t)
 	probe.events = nil
 	overwriteWithAppends(h.lake, 3, 5)
-	run := h.sync(t)
+	var seen [][2]int
+	run, err := h.w.RunOnce(context.Background(), "events", "test", func(done, total int) {
+		seen = append(seen, [2]int{done, total})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 7 || seen[0] != [2]int{0, 6} || seen[6] != [2]int{6, 6} {
+		t.Fatalf("progress %v, want files done 0 to 6 of 6, one step per unit", seen)
+	}
 	if run.SegmentsDeleted != 6 || run.SegmentsGenerated != 6 {
 		t.Fatalf("overwrite must replace 6 segments by 6: %+v", run)
 	}
