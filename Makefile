@@ -88,6 +88,12 @@ bench-merge: ## small files, one per snapshot: segments served and CPU with merg
 bench-runs: ## large tables: backfill disk peak, 1 vs 3 replicas (writes docs/benchmarks.md)
 	bash scripts/bench-runs.sh
 
+.PHONY: bench-overwrite
+bench-overwrite: ## overwrite of a 200-file table: work directory peak while the replacement streams (writes docs/benchmarks.md)
+	mkdir -p .cache/bench
+	go build -o .cache/bench/runbench ./tools/bench/runs
+	.cache/bench/runbench -only overwrite -files 200 -rows 50000 -dir .cache/bench/runs-overwrite -report docs/benchmarks.md
+
 .PHONY: bench-swap
 bench-swap: ## atomic swaps under query load on a real Pinot cluster (writes docs/benchmarks.md)
 	bash scripts/bench-swap.sh
@@ -105,7 +111,7 @@ bench-metrics: ## GET /metrics with 1,000 tables on Redis (writes docs/benchmark
 	bash scripts/bench-metrics.sh
 
 .PHONY: bench
-bench: bench-segments bench-store bench-control bench-plan bench-eqdelete bench-runs bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
+bench: bench-segments bench-store bench-control bench-plan bench-eqdelete bench-runs bench-overwrite bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image

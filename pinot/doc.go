@@ -10,8 +10,12 @@
 // exactly one part (the tarball, or for a metadata push a tar.gz of one
 // directory holding metadata.properties and creation.meta, with the
 // UPLOAD_TYPE: METADATA and DOWNLOAD_URI headers); a replacement is
-// startReplaceSegments (forceCleanup=true) → uploads → endReplaceSegments;
-// deletes post the names to /segments/{table}/delete.
+// startReplaceSegments (forceCleanup=true) → uploads → endReplaceSegments,
+// and a replacement may stay open while its To segments are built and
+// uploaded one by one, across a crash of the uploading process: the
+// lineage (LineageReader) lists open replacements with their ids, so a
+// caller whose swap is exactly an open one ends that one instead of
+// starting another; deletes post the names to /segments/{table}/delete.
 //
 // Invariants (tests cite them):
 //

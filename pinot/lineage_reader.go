@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 )
 
 // LineageReader is implemented by Uploaders that can report how segment
@@ -24,6 +26,16 @@ type Lineage struct {
 	Hidden map[string]bool
 	// Open are the To names of replacements neither ended nor reverted.
 	Open map[string]bool
+	// Replacements are those open replacements, with their ids: a caller
+	// whose swap is exactly one of them resumes it (EndReplace by id)
+	// instead of starting another.
+	Replacements []OpenReplacement
+}
+
+// OpenReplacement is one replacement neither ended nor reverted.
+type OpenReplacement struct {
+	ID       string
+	From, To []string
 }
 
 var (
@@ -32,9 +44,12 @@ var (
 )
 
 // lineageOf folds entries (id → from, to, state) into a Lineage.
-func lineageOf(each func(yield func(from, to []string, state string))) Lineage {
+func lineageOf(each func(yield func(id string, from, to []string, state string))) Lineage {
 	l := Lineage{Hidden: map[string]bool{}, Open: map[string]bool{}}
-	each(func(from, to []string, state string) {
+	each(func(id string, from, to []string, state string) {
+		if state == lineageInProgress {
+			l.Replacements = append(l.Replacements, OpenReplacement{ID: id, From: slices.Clone(from), To: slices.Clone(to)})
+		}
 		var names []string
 		var into map[string]bool
 		switch state {
@@ -49,6 +64,7 @@ func lineageOf(each func(yield func(from, to []string, state string))) Lineage {
 			into[s] = true
 		}
 	})
+	slices.SortFunc(l.Replacements, func(a, b OpenReplacement) int { return strings.Compare(a.ID, b.ID) })
 	return l
 }
 
@@ -63,9 +79,9 @@ func (c *Controller) SegmentLineage(ctx context.Context, table string) (Lineage,
 	if err != nil {
 		return Lineage{}, fmt.Errorf("read segment lineage of %s: %w", table, err)
 	}
-	return lineageOf(func(yield func(from, to []string, state string)) {
-		for _, e := range entries {
-			yield(e.SegmentsFrom, e.SegmentsTo, e.State)
+	return lineageOf(func(yield func(id string, from, to []string, state string)) {
+		for id, e := range entries {
+			yield(id, e.SegmentsFrom, e.SegmentsTo, e.State)
 		}
 	}), nil
 }
@@ -75,15 +91,15 @@ func (c *Controller) SegmentLineage(ctx context.Context, table string) (Lineage,
 func (d *LocalDir) SegmentLineage(_ context.Context, table string) (Lineage, error) {
 	var l Lineage
 	err := d.withTable(table, func(tx *tableTx) error {
-		l = lineageOf(func(yield func(from, to []string, state string)) {
-			for _, e := range tx.lineage.Entries {
-				yield(e.From, e.To, e.State)
+		l = lineageOf(func(yield func(id string, from, to []string, state string)) {
+			for id, e := range tx.lineage.Entries {
+				yield(id, e.From, e.To, e.State)
 			}
 		})
 		return nil
 	})
 	if errors.Is(err, ErrTableMissing) {
-		return lineageOf(func(func(from, to []string, state string)) {}), nil
+		return lineageOf(func(func(id string, from, to []string, state string)) {}), nil
 	}
 	if err != nil {
 		return Lineage{}, fmt.Errorf("read segment lineage of %s: %w", table, err)

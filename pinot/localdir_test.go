@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -427,7 +428,8 @@ func TestLocalDir_SegmentLineage(t *testing.T) {
 	if _, err := d.StartReplace(ctx, "t", []string{"b"}, []string{"x", "y"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.StartReplace(ctx, "t", []string{"b"}, []string{"x"}); err != nil {
+	id, err := d.StartReplace(ctx, "t", []string{"b"}, []string{"x"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	l, err := d.SegmentLineage(ctx, "t")
@@ -436,5 +438,19 @@ func TestLocalDir_SegmentLineage(t *testing.T) {
 	}
 	if len(l.Hidden) != 2 || !l.Hidden["a"] || !l.Hidden["y"] || len(l.Open) != 1 || !l.Open["x"] {
 		t.Fatalf("lineage = %+v; want a and y hidden, x open", l)
+	}
+	// The open replacement comes with its id, so a caller can end it.
+	want := []pinot.OpenReplacement{{ID: id, From: []string{"b"}, To: []string{"x"}}}
+	if !reflect.DeepEqual(l.Replacements, want) {
+		t.Fatalf("open replacements = %+v, want %+v", l.Replacements, want)
+	}
+	if err := d.Upload(ctx, "t", seg("x")); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.EndReplace(ctx, "t", l.Replacements[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := d.SegmentLineage(ctx, "t"); len(l.Replacements) != 0 {
+		t.Fatalf("an ended replacement is still listed open: %+v", l.Replacements)
 	}
 }

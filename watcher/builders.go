@@ -174,7 +174,7 @@ func (w *Watcher) itemRequest(ctx context.Context, item checkpoint.WorkItem) (Bu
 		served[s] = true
 	}
 	return BuildRequest{Table: t, Schema: schema, TableConfig: tc, Source: src.Table, SnapshotID: item.SnapshotID,
-		Unit: unit, SegmentBase: env.SegmentBase, MaxRowsPerSegment: env.MaxRowsPerSegment}, served, nil
+		Unit: unit, SegmentBase: env.SegmentBase, MaxRowsPerSegment: env.MaxRowsPerSegment, PlannedSegments: env.Planned}, served, nil
 }
 
 // sourceCache keeps the last loaded Iceberg tables, so the builders of one

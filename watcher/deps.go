@@ -46,6 +46,11 @@ type BuildRequest struct {
 	// MaxRowsPerSegment caps a segment's rows (0: no cap); larger units
 	// become several segments.
 	MaxRowsPerSegment int64
+	// PlannedSegments, when above 0, is how many names the unit holds in
+	// the To list of an open streamed replacement (SegmentName(0) onwards):
+	// a build that gives more uploads none of them (I9). Builders need not
+	// read it.
+	PlannedSegments int
 }
 
 // SegmentName is the name of the request's idx-th segment.

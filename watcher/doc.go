@@ -28,6 +28,16 @@
 //     at once (schedule_apply.go); announced changes reach every replica
 //     as they happen, the periodic refresh catching anything missed
 //     (schedule_watch.go).
+//   - (I9) a replacing run streams into one open replacement: it opens the
+//     replacement in Pinot before its first upload, with a To list named
+//     from its units' keys and record counts; its units are built through
+//     the work queue and uploaded as built (hidden until the end, local
+//     disk bounded by the builders); it ends the replacement only when
+//     every unit gave exactly its planned names, else reverts it and
+//     builds whole under the next name generation (run_stream.go). A run
+//     that dies with it open leaves it open; the next lease holder resumes
+//     it when its plan is the same swap, else reverts it first and moves
+//     the names it held to their next generation.
 //
 // Drain (drain.go), what SIGTERM does to `floe serve`:
 //   - D1 once Drain began, no run starts on this replica (ErrDraining).

@@ -115,7 +115,7 @@ func (r *runner) execute(ctx context.Context) error {
 		return err
 	}
 	bases := r.unitBases(p.Build, lin.Hidden)
-	t := target{src: src, uuid: uuid, plan: p, schema: schema, tc: tc, old: cp, served: existing, bases: bases}
+	t := target{src: src, uuid: uuid, plan: p, schema: schema, tc: tc, old: cp, served: existing, bases: bases, lineage: lin}
 	sw, err := r.planSwap(ctx, t)
 	if err != nil {
 		return err
@@ -175,6 +175,12 @@ type target struct {
 	old    checkpoint.Checkpoint // the checkpoint planned from
 	served map[string]bool       // segments Pinot served when the run began
 	bases  map[string]string     // unit key → segment base, where not the key
+	// lineage is what Pinot's segment lineage said when the run began
+	// (its open replacements: one may be this run's, left by a dead run).
+	lineage pinot.Lineage
+	// planned caps, by unit key, the segments a unit may upload: set while
+	// a streamed replacement is open, whose To list names them (I9).
+	planned map[string]int
 }
 
 // pinotModel decodes the schema and table config stored with the table.

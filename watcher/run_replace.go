@@ -11,13 +11,13 @@ import (
 	"github.com/floehq/floe/pinot"
 )
 
-// replace runs a plan that takes something out of Pinot (a drop, a file
-// rebuilt for new deletes, an overwrite, a compaction, an orphan): every
-// unit is built first, then one atomic replace swaps the retired segments
-// for the new ones (segment lineage on a cluster), then the checkpoint
-// commits. Before the swap the run re-reads the stored checkpoint under a
-// renewed lease and stops if another run moved it (I4).
-func (r *runner) replace(ctx context.Context, t target, sw swapPlan) error {
+// replaceWhole runs a plan that takes something out of Pinot when it
+// cannot stream (replaceStreamed says when): every unit is built first,
+// then one atomic replace swaps the retired segments for the new ones
+// (segment lineage on a cluster), then the checkpoint commits. Before the
+// swap the run re-reads the stored checkpoint under a renewed lease and
+// stops if another run moved it (I4).
+func (r *runner) replaceWhole(ctx context.Context, t target, sw swapPlan) error {
 	files := len(unitFiles(t.plan.Build))
 	r.begin(0, files, false)
 	r.phase("build")

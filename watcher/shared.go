@@ -20,6 +20,9 @@ type workEnvelope struct {
 	Served            []string `json:"served,omitempty"`
 	MaxRowsPerSegment int64    `json:"maxRowsPerSegment,omitempty"`
 	SegmentBase       string   `json:"segmentBase,omitempty"`
+	// Planned caps the segments the unit may upload (0: no cap): a unit of
+	// a streamed replacement uploads only names its open To list holds.
+	Planned int `json:"planned,omitempty"`
 }
 
 // resultWait is how long the lease holder waits for results per poll.
@@ -63,7 +66,7 @@ func (r *runner) workItems(t target, units []plan.Unit) ([]checkpoint.WorkItem, 
 			return nil, nil, fmt.Errorf("encode unit %s: %w", u.Key, err)
 		}
 		raw, err := json.Marshal(workEnvelope{Unit: enc, Served: servedOf(u, t.served), MaxRowsPerSegment: r.maxRowsPerSegment(),
-			SegmentBase: t.bases[u.Key]})
+			SegmentBase: t.bases[u.Key], Planned: t.planned[u.Key]})
 		if err != nil {
 			return nil, nil, fmt.Errorf("encode work item %s: %w", u.Key, err)
 		}

@@ -46,6 +46,12 @@ func (w *Watcher) runUnit(ctx context.Context, job unitJob) (builtUnit, []pinot.
 		return bu, res.Segments, nil
 	}
 	defer removeTarballs(res.Segments)
+	if n := job.req.PlannedSegments; n > 0 && len(res.Segments) > n {
+		// More segments than the open replacement names: an upload of
+		// the extra ones would be served at once, beside the old rows.
+		// The lease holder sees the names and does not end it (I9).
+		return bu, nil, nil
+	}
 	if err := w.uploadUnit(ctx, job, res.Segments); err != nil {
 		return builtUnit{}, nil, err
 	}

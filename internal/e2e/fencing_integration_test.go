@@ -71,8 +71,16 @@ func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster, rounds in
 	defer rdb.Close()
 	stalled := 0
 	for round := range rounds {
-		holder, token := c.waitHolder(rdb, table, s, 30*time.Second)
-		c.waitPhase(holder, round)
+		var holder *replica
+		var token int64
+		if round == 1 { // stall a run streaming an overwrite into its open replacement (I9)
+			c.lake.overwrite(60_000)
+			c.lake.appendFiles(7, 20_000)
+			holder, token = c.waitStreamingHolder(rdb, table, s, 30*time.Second)
+		} else {
+			holder, token = c.waitHolder(rdb, table, s, 30*time.Second)
+			c.waitPhase(holder, round)
+		}
 		t.Logf("round %d: %s %s holding token %d in phase %q", round, s, holder.name, token, lastPhase(holder))
 		if s == freeze {
 			must(t, holder.freeze())
@@ -137,6 +145,24 @@ func (c *cluster) waitHolder(rdb *redis.Client, table string, s stall, timeout t
 	}
 	c.t.Fatalf("no stallable replica took the lease of %s within %s", table, timeout)
 	return nil, 0
+}
+
+// waitStreamingHolder waits until a replica that s can stall holds the
+// table's lease while its run builds into an open replacement; after the
+// timeout it settles for any holder s can stall (logged).
+func (c *cluster) waitStreamingHolder(rdb *redis.Client, table string, s stall, timeout time.Duration) (*replica, int64) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		r, tok := c.waitHolder(rdb, table, s, timeout)
+		if lastPhase(r) == "build" && c.openReplacements(table) > 0 {
+			c.t.Logf("%s streams into an open replacement", r.name)
+			return r, tok
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	c.t.Logf("no stallable holder was caught streaming into an open replacement within %s", timeout)
+	return c.waitHolder(rdb, table, s, timeout)
 }
 
 // waitPhase varies the moment of the stall: at once (planning), while the

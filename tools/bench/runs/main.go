@@ -6,7 +6,12 @@
 //
 //   - replicas: the same backfill by one `floe serve` replica and by
 //     three sharing one Redis (work shared through the work queue), wall
-//     time side by side.
+//     time side by side;
+//
+//   - overwrite: an overwrite of every file of a synced table in one
+//     process, the work directory sampled while the replacing run streams
+//     its units into one open replacement (-only overwrite runs it alone:
+//     it needs neither Redis nor the floe binary).
 //
 //     runbench -floe bin/floe -files 200 -rows 50000 -dir .cache/bench/runs -report docs/benchmarks.md
 //
@@ -36,6 +41,7 @@ type options struct {
 	dir, report  string
 	redisServer  string
 	parallelism  int
+	only         string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -51,6 +57,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.dir, "dir", ".cache/bench/runs", "scratch directory (recreated)")
 	fs.StringVar(&o.report, "report", "", "Markdown file whose runs block is rewritten (empty: print only)")
 	fs.StringVar(&o.redisServer, "redis-server", "redis-server", "the redis-server binary")
+	fs.StringVar(&o.only, "only", "", `run one measurement: "overwrite" (empty: all)`)
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -63,6 +70,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	// given must be absolute.
 	if o.dir, err = filepath.Abs(o.dir); err != nil {
 		return o, fmt.Errorf("-dir: %w", err)
+	}
+	if o.only != "" && o.only != "overwrite" {
+		return o, fmt.Errorf("-only %q: want overwrite or nothing", o.only)
 	}
 	if o.files < 1 || o.rows < 1 || o.replicaFiles < 1 || o.batchFiles < 1 || o.parallelism < 1 {
 		return o, errors.New("-files, -rows, -replica-files, -batch-files and -parallelism must be positive")
@@ -77,6 +87,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if err := os.RemoveAll(o.dir); err != nil {
 		return fmt.Errorf("clean %s: %w", o.dir, err)
+	}
+	fmt.Fprintf(stderr, "runbench: overwrite of %d files of %d rows\n", o.files, o.rows)
+	ow, err := measureOverwrite(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := report.Publish(stdout, o.report, overwriteBlock(), renderOverwrite(o, ow)); err != nil {
+		return err
+	}
+	if o.only == "overwrite" {
+		return nil
 	}
 	fmt.Fprintf(stderr, "runbench: backfill of %d files of %d rows\n", o.files, o.rows)
 	bf, err := measureBackfill(ctx, o)

@@ -1,0 +1,438 @@
+package watcher_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/watcher"
+)
+
+// streamProbe watches a replacing run through the sink: the order of
+// lineage steps and uploads, what Pinot serves at each upload, and the
+// segment tarballs in the work directories at that moment.
+type streamProbe struct {
+	*pinot.LocalDir
+	t        *testing.T
+	workDirs []string
+
+	mu          sync.Mutex
+	events      []string // "start", "upload <name>", "end", "revert"
+	served      []string // served when the open replacement started
+	openTo      map[string]bool
+	failAfter   int // Upload fails once this many uploads were made (0: never)
+	uploads     int
+	peakTars    int
+	peakBytes   int64
+	maxTarBytes int64
+}
+
+func newStreamProbe(t *testing.T, root string, workDirs ...string) *streamProbe {
+	return &streamProbe{LocalDir: pinot.NewLocalDir(root), t: t, workDirs: workDirs}
+}
+
+func (p *streamProbe) StartReplace(ctx context.Context, table string, from, to []string) (string, error) {
+	served, err := p.LocalDir.ListSegments(ctx, table)
+	if err != nil {
+		return "", err
+	}
+	id, err := p.LocalDir.StartReplace(ctx, table, from, to)
+	if err != nil {
+		return "", err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.events = append(p.events, "start")
+	p.served, p.openTo = served, map[string]bool{}
+	for _, s := range to {
+		p.openTo[s] = true
+	}
+	return id, nil
+}
+
+func (p *streamProbe) Upload(ctx context.Context, table string, seg pinot.Segment) error {
+	p.mu.Lock()
+	p.uploads++
+	fail := p.failAfter > 0 && p.uploads > p.failAfter
+	p.mu.Unlock()
+	if fail {
+		return errors.New("sink gone mid-replacement")
+	}
+	p.sampleWorkDirs(seg.TarPath)
+	if err := p.LocalDir.Upload(ctx, table, seg); err != nil {
+		return err
+	}
+	served, err := p.LocalDir.ListSegments(ctx, table)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.events = append(p.events, "upload "+seg.Name)
+	if p.openTo[seg.Name] && strings.Join(served, ",") != strings.Join(p.served, ",") {
+		p.t.Errorf("I9: Pinot serves %v while replacement segment %s is uploaded, want the old %v", served, seg.Name, p.served)
+	}
+	return nil
+}
+
+func (p *streamProbe) EndReplace(ctx context.Context, table, id string) error {
+	if err := p.LocalDir.EndReplace(ctx, table, id); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.events = append(p.events, "end")
+	p.openTo = nil
+	return nil
+}
+
+func (p *streamProbe) RevertReplace(ctx context.Context, table, id string) error {
+	if err := p.LocalDir.RevertReplace(ctx, table, id); err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.events = append(p.events, "revert")
+	p.openTo = nil
+	return nil
+}
+
+// sampleWorkDirs counts the segment tarballs in the work directories as
+// one is about to be uploaded: its own and every other one built and not
+// yet uploaded.
+func (p *streamProbe) sampleWorkDirs(uploading string) {
+	var n int
+	var bytes int64
+	for _, dir := range p.workDirs {
+		_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".tar.gz") {
+				return nil
+			}
+			if info, err := d.Info(); err == nil {
+				n++
+				bytes += info.Size()
+			}
+			return nil
+		})
+	}
+	size := int64(0)
+	if info, err := os.Stat(uploading); err == nil {
+		size = info.Size()
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.peakTars, p.peakBytes = max(p.peakTars, n), max(p.peakBytes, bytes)
+	p.maxTarBytes = max(p.maxTarBytes, size)
+}
+
+// count returns how many events start with prefix.
+func (p *streamProbe) count(prefix string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for _, e := range p.events {
+		if strings.HasPrefix(e, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// assertStreamed checks the order of a streamed replacement: the
+// replacement opens (or was resumed: started false) before the first
+// upload, and ends after the last.
+func (p *streamProbe) assertStreamed(t *testing.T, started bool, uploads int) {
+	t.Helper()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	want := 0
+	if started {
+		if len(p.events) == 0 || p.events[0] != "start" {
+			t.Fatalf("I9: the replacement must open before the first upload: %v", p.events)
+		}
+		want = 1
+	}
+	if len(p.events) != want+uploads+1 || p.events[len(p.events)-1] != "end" {
+		t.Fatalf("I9: want %d start, %d uploads, then one end: %v", want, uploads, p.events)
+	}
+}
+
+// sinkTarballs lists the segment tarballs in the sink's table directory.
+func sinkTarballs(t *testing.T, root string) []string {
+	t.Helper()
+	matches, err := filepath.Glob(filepath.Join(root, "events", "*.tar.gz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, m := range matches {
+		out = append(out, strings.TrimSuffix(filepath.Base(m), ".tar.gz"))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// assertNoOrphanTarballs: the sink holds a tarball for exactly the served
+// segments (no upload of a reverted or abandoned replacement is left).
+func assertNoOrphanTarballs(t *testing.T, up pinot.Uploader, root string) {
+	t.Helper()
+	served, err := up.ListSegments(context.Background(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(served)
+	if got := sinkTarballs(t, root); !slices.Equal(got, served) {
+		t.Fatalf("sink holds tarballs %v, serves %v", got, served)
+	}
+}
+
+// streamHarness is the harness with the sink behind a streamProbe.
+func streamHarness(t *testing.T) (*harness, *streamProbe, string) {
+	t.Helper()
+	h := newHarness(t, nil)
+	root, work := t.TempDir(), t.TempDir()
+	probe := newStreamProbe(t, root, work)
+	h.up = &flakyUploader{LocalDir: probe.LocalDir}
+	h.w = watcher.New(watcher.Deps{Store: h.store, Loader: loader{h.lake}, Builder: h.builder, Uploader: probe},
+		watcher.Options{Owner: "test", LeaseTTL: time.Minute, BuildParallelism: 2, WorkDir: work})
+	return h, probe, root
+}
+
+// overwriteWithAppends replaces the table's files with one file of n rows
+// plus more appended files: a replacement of several units.
+func overwriteWithAppends(l *lake, n, more int) {
+	l.overwrite(n)
+	for range more {
+		l.appendRows(n)
+	}
+}
+
+// I9: an overwrite opens its replacement before the first upload, uploads
+// each unit as it is built (hidden: Pinot keeps serving the old rows),
+// ends it after the last, and keeps at most BuildParallelism units'
+// tarballs on local disk.
+func TestRun_StreamedReplaceUploadsIntoOpenLineage(t *testing.T) {
+	h, probe, root := streamHarness(t)
+	for range 6 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	probe.events = nil
+	overwriteWithAppends(h.lake, 3, 5)
+	var seen [][2]int
+	run, err := h.w.RunOnce(context.Background(), "events", "test", func(done, total int) {
+		seen = append(seen, [2]int{done, total})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 7 || seen[0] != [2]int{0, 6} || seen[6] != [2]int{6, 6} {
+		t.Fatalf("progress %v, want files done 0 to 6 of 6, one step per unit", seen)
+	}
+	if run.SegmentsDeleted != 6 || run.SegmentsGenerated != 6 {
+		t.Fatalf("overwrite must replace 6 segments by 6: %+v", run)
+	}
+	probe.assertStreamed(t, true, 6)
+	if probe.peakTars > 2 {
+		t.Fatalf("work directory held %d tarballs at once, want at most BuildParallelism (2)", probe.peakTars)
+	}
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
+}
+
+// I9, I2: a run that dies with its replacement open (the sink fails after
+// three uploads) leaves Pinot serving exactly the old segments; the next
+// run resumes that same replacement (no new start, no revert), ends it
+// and leaves no segment of it behind.
+func TestRun_StreamedReplaceResumedAfterDeath(t *testing.T) {
+	h, probe, root := streamHarness(t)
+	for range 6 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	before, _ := h.up.ListSegments(context.Background(), "events")
+	overwriteWithAppends(h.lake, 3, 5)
+	probe.events, probe.failAfter = nil, 3
+	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
+		t.Fatal("want the run to fail when the sink goes away")
+	}
+	served, _ := h.up.ListSegments(context.Background(), "events")
+	if strings.Join(served, ",") != strings.Join(before, ",") {
+		t.Fatalf("I9: a dead streamed run left Pinot serving %v, want the old %v", served, before)
+	}
+	lin, err := h.up.SegmentLineage(context.Background(), "events")
+	if err != nil || len(lin.Replacements) != 1 {
+		t.Fatalf("want the dead run's replacement left open: %+v %v", lin, err)
+	}
+	probe.events, probe.failAfter = nil, 0
+	h.sync(t)
+	if probe.count("start") != 0 || probe.count("revert") != 0 {
+		t.Fatalf("I9: the next run must resume the open replacement, not start or revert one: %v", probe.events)
+	}
+	probe.assertStreamed(t, false, 6)
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
+	if lin, _ := h.up.SegmentLineage(context.Background(), "events"); len(lin.Replacements) != 0 || len(lin.Open) != 0 {
+		t.Fatalf("replacement still open after the resumed run: %+v", lin)
+	}
+}
+
+// twoSegments gives two segments for the unit of one file, more than its
+// record count allows (a file whose manifest undercounts its rows).
+type twoSegments struct {
+	inner *fakeBuilder
+	file  string // base name
+}
+
+func (b twoSegments) Build(ctx context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
+	res, err := b.inner.Build(ctx, req)
+	if err != nil || len(req.Unit.Files) != 1 || filepath.Base(req.Unit.Files[0].Path) != b.file {
+		return res, err
+	}
+	name := req.SegmentName(1)
+	p := filepath.Join(req.OutDir, name+".tar.gz")
+	if err := os.WriteFile(p, []byte(name), 0o644); err != nil {
+		return watcher.BuildResult{}, err
+	}
+	res.Segments = append(res.Segments, pinot.Segment{Name: name, TarPath: p})
+	return res, nil
+}
+
+// I9: a unit that gives names its open replacement does not hold uploads
+// none of them (they would be served at once, beside the old rows); the
+// run reverts the replacement and builds whole under the next name
+// generation, and ends exact.
+func TestRun_StreamedReplaceFallsBackOnUnplannedSegments(t *testing.T) {
+	h, probe, root := streamHarness(t)
+	for range 3 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	overwriteWithAppends(h.lake, 3, 2)
+	files := liveFiles(t, h.lake)
+	odd := filepath.Base(files[0])
+	h.w = watcher.New(watcher.Deps{Store: h.store, Loader: loader{h.lake}, Builder: twoSegments{inner: h.builder, file: odd},
+		Uploader: probe}, watcher.Options{Owner: "test", LeaseTTL: time.Minute, BuildParallelism: 2, WorkDir: t.TempDir()})
+	probe.events = nil
+	run := h.sync(t)
+	if probe.count("revert") != 1 {
+		t.Fatalf("want the streamed replacement reverted once: %v", probe.events)
+	}
+	cp := h.assertConsistent(t)
+	if fs := cp.Files[files[0]]; len(fs.Segments) != 2 || !strings.Contains(fs.Segments[0], "_g1_") {
+		t.Fatalf("the odd unit's segments %v, want two of the next name generation", fs.Segments)
+	}
+	if run.SegmentsGenerated != 4 {
+		t.Fatalf("segments generated %d, want 4 (the whole build only)", run.SegmentsGenerated)
+	}
+	assertNoOrphanTarballs(t, h.up, root)
+}
+
+// W1, I9: with a work queue, the units of an overwrite are built by every
+// replica's builders and uploaded into the one open replacement.
+func TestRun_StreamedReplaceUsesEveryReplica(t *testing.T) {
+	h := newHarness(t, map[string]string{watcher.KeySchedulePaused: "* * * * * ?"})
+	mem := h.store.(*checkpoint.Memory)
+	root := t.TempDir()
+	var work []string
+	for range 3 {
+		work = append(work, t.TempDir())
+	}
+	probe := newStreamProbe(t, root, work...)
+	h.up = &flakyUploader{LocalDir: probe.LocalDir}
+	var replicas []*watcher.Watcher
+	for i, name := range []string{"replica-a", "replica-b", "replica-c"} {
+		w := watcher.New(watcher.Deps{Store: mem, Loader: loader{h.lake},
+			Builder: slowBuilder{inner: h.builder, delay: 40 * time.Millisecond}, Uploader: probe, Work: mem},
+			watcher.Options{Owner: name, WorkDir: work[i], LeaseTTL: time.Minute, BuildParallelism: 1,
+				ClaimTimeout: 5 * time.Second, RefreshInterval: time.Hour})
+		if err := w.Open(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { w.Close(context.Background()) })
+		replicas = append(replicas, w)
+	}
+	for range 4 {
+		h.lake.appendRows(2)
+	}
+	if _, err := replicas[0].RunOnce(context.Background(), "events", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	probe.events = nil
+	overwriteWithAppends(h.lake, 2, 11)
+	run, err := replicas[0].RunOnce(context.Background(), "events", "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, name := range []string{"replica-a", "replica-b", "replica-c"} {
+		if run.Builders[name] == 0 {
+			t.Fatalf("units built per replica = %v, want every replica to build", run.Builders)
+		}
+		total += run.Builders[name]
+	}
+	if total != 12 {
+		t.Fatalf("units built per replica = %v, want 12 in all", run.Builders)
+	}
+	probe.assertStreamed(t, true, 12)
+	if probe.peakTars > 3 {
+		t.Fatalf("work directories held %d tarballs at once, want at most one per replica's builder (3)", probe.peakTars)
+	}
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
+}
+
+// I9, I2: when the table moved on after a run died with its replacement
+// open, the next run's swap is another one: it reverts the dead run's
+// replacement (never starts over it, which would let Pinot hide names the
+// two share), streams its own under the next name generation, and leaves
+// no segment of the dead run behind.
+func TestRun_StreamedReplaceRevertsADeadRunsOtherSwap(t *testing.T) {
+	h, probe, root := streamHarness(t)
+	for range 4 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	overwriteWithAppends(h.lake, 3, 3)
+	probe.events, probe.failAfter = nil, 2
+	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
+		t.Fatal("want the run to fail when the sink goes away")
+	}
+	h.lake.appendRows(5) // the table moves on: the next run's swap differs
+	probe.events, probe.failAfter = nil, 0
+	h.sync(t)
+	if probe.count("revert") != 1 || probe.count("start") != 1 {
+		t.Fatalf("I9: want the dead run's replacement reverted and one replacement started: %v", probe.events)
+	}
+	probe.mu.Lock()
+	first := slices.Index(probe.events, "revert")
+	probe.mu.Unlock()
+	if first != 0 {
+		t.Fatalf("the dead run's replacement must be reverted before anything else: %v", probe.events)
+	}
+	cp := h.assertConsistent(t)
+	g1 := 0
+	for _, fs := range cp.Files {
+		for _, s := range fs.Segments {
+			if strings.Contains(s, "_g1_") {
+				g1++
+			}
+		}
+	}
+	if g1 == 0 {
+		t.Fatalf("no unit took the next name generation after the revert: %+v", cp.Files)
+	}
+	assertNoOrphanTarballs(t, h.up, root)
+	if lin, _ := h.up.SegmentLineage(context.Background(), "events"); len(lin.Replacements) != 0 {
+		t.Fatalf("replacements still open: %+v", lin.Replacements)
+	}
+}
