@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/watcher"
 )
 
