@@ -53,8 +53,9 @@ type runner struct {
 	// store and stops if it moved otherwise (I4).
 	base checkpoint.CheckpointSummary
 	// cp is the checkpoint as the run's commits left it (cached after a
-	// successful run).
-	cp checkpoint.Checkpoint
+	// successful run); refs, once built (segmentRefs), counts its segments.
+	cp   checkpoint.Checkpoint
+	refs segmentRefs
 	// rebuildTag, set by evolveSchema, names the segments of a run that
 	// rebuilds the table for a schema change (unitBases).
 	rebuildTag string
@@ -123,7 +124,7 @@ func (r *runner) execute(ctx context.Context) error {
 		err = r.appendBatches(ctx, t)
 	}
 	if err == nil {
-		r.w.checkpoints.put(r.table.Name, r.cp)
+		r.w.checkpoints.put(r.table.Name, r.cp, r.refs)
 		r.observe(ctx, src.Table.Metadata(), r.cp.SnapshotID)
 	}
 	return err
@@ -133,8 +134,8 @@ func (r *runner) execute(ctx context.Context) error {
 // replica's cached copy when it committed it last, else the store's. The
 // run owns the returned file map (commitDelta changes it in place).
 func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, error) {
-	if cp, ok := r.w.checkpoints.take(r.table.Name, sum); ok {
-		r.cp, r.base = cp, sum
+	if cp, refs, ok := r.w.checkpoints.take(r.table.Name, sum); ok {
+		r.cp, r.refs, r.base = cp, refs, sum
 		return cp, nil
 	}
 	cp, err := r.w.deps.Store.GetCheckpoint(ctx, r.table.Name)
@@ -151,6 +152,16 @@ func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSu
 	}
 	r.cp, r.base = cp, cp.Summary()
 	return cp, nil
+}
+
+// segmentRefs returns the reference counts of files, the run's
+// checkpoint (the map commitDelta keeps them in step with), building them
+// on first use.
+func (r *runner) segmentRefs(files map[string]checkpoint.FileState) segmentRefs {
+	if r.refs == nil {
+		r.refs = newSegmentRefs(files)
+	}
+	return r.refs
 }
 
 // phase logs the step the run enters (debug level): plan, build, push,
