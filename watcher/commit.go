@@ -69,7 +69,7 @@ func (r *runner) commitDelta(ctx context.Context, d checkpoint.CheckpointDelta) 
 	}
 	r.base = cur
 	files := r.cp.Files
-	applyDelta(files, r.refs, d)
+	applyDelta(files, r.ix, d)
 	r.cp = d.Header
 	r.cp.Files, r.cp.LeaseToken, r.cp.CommittedAt = files, cur.LeaseToken, cur.CommittedAt
 	return nil

@@ -25,11 +25,11 @@ type checkpointCache struct {
 	m      map[string]cachedCheckpoint
 }
 
-// cachedCheckpoint is a checkpoint with its segment references (nil when
-// the run that put it never needed them).
+// cachedCheckpoint is a checkpoint with the indexes of its file map that
+// runs built (fileIndexes), kept in step by the runs' commits.
 type cachedCheckpoint struct {
-	cp   checkpoint.Checkpoint
-	refs segmentRefs
+	cp checkpoint.Checkpoint
+	ix fileIndexes
 }
 
 func newCheckpointCache(budget int) *checkpointCache {
@@ -39,31 +39,31 @@ func newCheckpointCache(budget int) *checkpointCache {
 	return &checkpointCache{budget: budget, m: map[string]cachedCheckpoint{}}
 }
 
-// take removes and returns the table's cached checkpoint and its segment
-// references if it is the one the store summarises as sum.
-func (c *checkpointCache) take(table string, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, segmentRefs, bool) {
+// take removes and returns the table's cached checkpoint and its indexes
+// if it is the one the store summarises as sum.
+func (c *checkpointCache) take(table string, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, fileIndexes, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[table]
 	if !ok {
-		return checkpoint.Checkpoint{}, nil, false
+		return checkpoint.Checkpoint{}, fileIndexes{}, false
 	}
 	c.drop(table)
 	if !sameCheckpoint(e.cp.Summary(), sum) {
-		return checkpoint.Checkpoint{}, nil, false
+		return checkpoint.Checkpoint{}, fileIndexes{}, false
 	}
-	return e.cp, e.refs, true
+	return e.cp, e.ix, true
 }
 
-// put caches cp as the table's checkpoint, with refs (nil: none built).
-func (c *checkpointCache) put(table string, cp checkpoint.Checkpoint, refs segmentRefs) {
+// put caches cp as the table's checkpoint, with its indexes.
+func (c *checkpointCache) put(table string, cp checkpoint.Checkpoint, ix fileIndexes) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.drop(table)
 	if len(cp.Files) > c.budget {
 		return
 	}
-	c.m[table] = cachedCheckpoint{cp: cp, refs: refs}
+	c.m[table] = cachedCheckpoint{cp: cp, ix: ix}
 	c.order = append(c.order, table)
 	for c.size() > c.budget {
 		c.drop(c.order[0])

@@ -1,6 +1,9 @@
 package watcher
 
-import "github.com/floehq/floe/checkpoint"
+import (
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/watcher/plan"
+)
 
 // segmentRefs counts, per segment name, the checkpoint entries that list
 // it: the segments the checkpoint accounts for. A run builds it once from
@@ -28,21 +31,39 @@ func (s segmentRefs) add(names []string, n int) {
 	}
 }
 
+// fileIndexes are what a run knows of its checkpoint's file map beyond
+// the map: each nil until built.
+type fileIndexes struct {
+	refs  segmentRefs
+	units *plan.UnitIndex
+}
+
 // applyDelta applies d to files (deletions, then sets: a path in both is
-// set) and keeps refs, when not nil, in step.
-func applyDelta(files map[string]checkpoint.FileState, refs segmentRefs, d checkpoint.CheckpointDelta) {
+// set) and keeps the indexes that are built in step.
+func applyDelta(files map[string]checkpoint.FileState, ix fileIndexes, d checkpoint.CheckpointDelta) {
 	for _, p := range d.Delete {
-		if old, ok := files[p]; ok && refs != nil {
-			refs.add(old.Segments, -1)
+		old, ok := files[p]
+		if !ok {
+			continue
+		}
+		if ix.refs != nil {
+			ix.refs.add(old.Segments, -1)
+		}
+		if ix.units != nil {
+			ix.units.Apply(p, old, true, checkpoint.FileState{}, false)
 		}
 		delete(files, p)
 	}
 	for p, fs := range d.Set {
-		if refs != nil {
-			if old, ok := files[p]; ok {
-				refs.add(old.Segments, -1)
+		old, had := files[p]
+		if ix.refs != nil {
+			if had {
+				ix.refs.add(old.Segments, -1)
 			}
-			refs.add(fs.Segments, 1)
+			ix.refs.add(fs.Segments, 1)
+		}
+		if ix.units != nil {
+			ix.units.Apply(p, old, had, fs, true)
 		}
 		files[p] = fs
 	}

@@ -39,7 +39,7 @@ func TestSegmentRefs_ApplyDeltaMatchesRecount(t *testing.T) {
 			}
 			d.Set[fmt.Sprint("f", rng.IntN(60))] = checkpoint.FileState{Segments: s}
 		}
-		applyDelta(files, refs, d)
+		applyDelta(files, fileIndexes{refs: refs}, d)
 		if want := newSegmentRefs(files); !maps.Equal(refs, want) {
 			t.Fatalf("step %d: refs %v, recount %v", step, refs, want)
 		}
@@ -60,9 +60,9 @@ func TestOrphanCandidates_ByReferences(t *testing.T) {
 	if len(got) != 1 || got[0] != "t_dead_0" {
 		t.Fatalf("orphan candidates %v, want [t_dead_0]", got)
 	}
-	applyDelta(files, newSegmentRefs(files), checkpoint.CheckpointDelta{Delete: []string{"c"}})
+	applyDelta(files, fileIndexes{refs: newSegmentRefs(files)}, checkpoint.CheckpointDelta{Delete: []string{"c"}})
 	refs := newSegmentRefs(files)
-	applyDelta(files, refs, checkpoint.CheckpointDelta{Delete: []string{"a"}})
+	applyDelta(files, fileIndexes{refs: refs}, checkpoint.CheckpointDelta{Delete: []string{"a"}})
 	if got := orphanCandidates(tg, refs, "t_"); len(got) != 3 {
 		t.Fatalf("after dropping c and a: candidates %v, want t_c_0, t_c_1, t_dead_0 (b still lists t_u1_0)", got)
 	}
