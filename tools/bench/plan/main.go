@@ -25,7 +25,12 @@ import (
 	"github.com/floehq/floe/tools/bench/report"
 )
 
-func main() { cli.Main(context.Background(), "planbench", run) }
+func main() {
+	if len(os.Args) > 2 && os.Args[1] == spawnArg {
+		os.Exit(spawn(os.Args[2:]))
+	}
+	cli.Main(context.Background(), "planbench", run)
+}
 
 type options struct {
 	sizes    []int

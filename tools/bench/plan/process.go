@@ -113,8 +113,17 @@ func seedStore(ctx context.Context, l *lake.Lake, dir string) ([]string, error) 
 // built of the new file, or of it merged with earlier small units.)
 
 // syncProcess runs one `floe sync` and returns its CPU time and peak RSS.
+// It runs under a spawn helper (this program, re-executed): a process
+// started directly by the benchmark would report the benchmark's own
+// peak RSS, which Linux carries into a child across exec (the child
+// shares the parent's memory until it execs), and the benchmark holds a
+// large table's catalog and checkpoint.
 func syncProcess(ctx context.Context, floeBin string, env []string) (procStat, error) {
-	cmd := exec.CommandContext(ctx, floeBin, "sync", "-table", seedTable, "-quiet")
+	self, err := os.Executable()
+	if err != nil {
+		return procStat{}, err
+	}
+	cmd := exec.CommandContext(ctx, self, spawnArg, floeBin, "sync", "-table", seedTable, "-quiet")
 	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
@@ -124,12 +133,40 @@ func syncProcess(ctx context.Context, floeBin string, env []string) (procStat, e
 	if !strings.Contains(out.String(), ": COMPLETED,") || strings.Contains(out.String(), ", 0 segments") {
 		return procStat{}, fmt.Errorf("floe sync did not sync the new file:\n%s", out.String())
 	}
+	var cpuNs, rssKiB int64
+	i := strings.LastIndex(out.String(), spawnReport)
+	if i < 0 {
+		return procStat{}, fmt.Errorf("floe sync: no resource usage:\n%s", out.String())
+	}
+	if _, err := fmt.Sscanf(out.String()[i:], spawnReport+" %d %d", &cpuNs, &rssKiB); err != nil {
+		return procStat{}, fmt.Errorf("floe sync: resource usage: %w", err)
+	}
+	return procStat{cpu: float64(cpuNs) / 1e6, mem: float64(rssKiB)}, nil
+}
+
+// The spawn helper: `planbench spawn <command> <args>` runs the command
+// and reports its CPU time (ns) and peak RSS (KiB) on a last line.
+const (
+	spawnArg    = "spawn"
+	spawnReport = "planbench-rusage"
+)
+
+// spawn is the helper's whole work; it returns the exit status.
+func spawn(args []string) int {
+	cmd := exec.Command(args[0], args[1:]...)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	err := cmd.Run()
 	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	if !ok {
-		return procStat{}, fmt.Errorf("floe sync: no resource usage")
+		fmt.Fprintln(os.Stderr, "spawn: no resource usage")
+		return 1
 	}
 	cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-	return procStat{cpu: float64(cpu.Microseconds()) / 1e3, mem: float64(ru.Maxrss)}, nil // Linux: Maxrss in KiB
+	fmt.Fprintf(os.Stderr, "%s %d %d\n", spawnReport, cpu.Nanoseconds(), ru.Maxrss) // Linux: Maxrss in KiB
+	if err != nil {
+		return 1
+	}
+	return 0
 }
 
 // warmRuns syncs one new file at a time with one watcher on the store the
