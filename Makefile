@@ -72,7 +72,7 @@ bench-control: ## control-plane propagation between two real replicas on Redis (
 	bash scripts/bench-control.sh
 
 .PHONY: bench-plan
-bench-plan: ## one-file sync (planner and whole run) on 10 / 1,000 / 10,000-file tables (writes docs/benchmarks.md)
+bench-plan: ## one-file sync (planner, whole run, cold floe sync process, warm run) on 10 / 1,000 / 10,000 / 100,000-file tables (writes docs/benchmarks.md)
 	bash scripts/bench-plan.sh
 
 .PHONY: bench-eqdelete

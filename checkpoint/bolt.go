@@ -330,12 +330,14 @@ func readFiles(bkt *bolt.Bucket, table string, sizeHint int) (map[string]FileSta
 	if bkt == nil {
 		return files, nil
 	}
+	d := newFileDecoder(table)
 	err := bkt.ForEach(func(k, v []byte) error {
-		fs, err := decodeFile(table, string(k), v)
+		path := string(k)
+		fs, err := d.decode(path, v)
 		if err != nil {
 			return err
 		}
-		files[string(k)] = fs
+		files[path] = fs
 		return nil
 	})
 	return files, err

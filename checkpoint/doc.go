@@ -166,7 +166,11 @@
 // FormatV1, omitted when empty: a value without them reads as a file built
 // on its own, and a checkpoint whose files lack "dataSeq" in a table of
 // format 2 or later is planned with the full-state diff once, which writes
-// them (watcher/plan).
+// them (watcher/plan). Reading a file map, both stores parse each value
+// with a reader of exactly this layout (filedecode.go: plain-ASCII
+// strings without escapes, integers, the keys above) and hand anything
+// else to encoding/json, so both read the same values; the stored bytes
+// are what encoding/json writes, unchanged within FormatV2.
 //
 // The file map is a hash so that GetCheckpointSummary never reads it and
 // large tables are not one huge string. A commit first writes the new map

@@ -145,14 +145,6 @@ func encodeFile(fs FileState) ([]byte, error) {
 	return encode("file state", fileRecord{versioned{FormatCurrent}, fs})
 }
 
-func decodeFile(table, path string, data []byte) (FileState, error) {
-	var r fileRecord
-	if err := decode(fmt.Sprintf("file state %q of table %q", path, table), data, &r); err != nil {
-		return FileState{}, err
-	}
-	return r.FileState, nil
-}
-
 // checkName rejects names no store accepts: empty, longer than 512 bytes,
 // or holding control characters.
 func checkName(kind, name string) error {

@@ -38,8 +38,9 @@ func (r *Redis) GetCheckpoint(ctx context.Context, table string) (Checkpoint, er
 		return Checkpoint{}, fmt.Errorf("%s: %w", op, err)
 	}
 	files := make(map[string]FileState, len(filesCmd.Val()))
+	d := newFileDecoder(table)
 	for path, raw := range filesCmd.Val() {
-		fs, err := decodeFile(table, path, []byte(raw))
+		fs, err := d.decode(path, []byte(raw))
 		if err != nil {
 			return Checkpoint{}, fmt.Errorf("%s: %w", op, err)
 		}

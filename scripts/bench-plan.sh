@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Planner benchmark: the cost of planning a one-file sync on tables of 10,
-# 1,000 and 10,000 data files (iceberg-go tables on a sqlite SQL catalog,
-# built under .cache/bench/plan), incremental fold vs full-state diff vs
-# iceberg-go's own scan planning. Rewrites the generated block of
-# docs/benchmarks.md.
+# 1,000, 10,000 and 100,000 data files (iceberg-go tables on a sqlite SQL
+# catalog, built under .cache/bench/plan), incremental fold vs full-state
+# diff vs iceberg-go's own scan planning, and the one-file sync as a whole
+# `floe sync` process (cold) and as a warm run. Rewrites the generated
+# blocks of docs/benchmarks.md. Needs ~2 GiB of disk and ~15 minutes on 2 CPUs.
 # Usage: scripts/bench-plan.sh [planbench flags, e.g. -runs 25 -files 10,100000]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mkdir -p .cache/bench
 go build -o .cache/bench/planbench ./tools/bench/plan
-exec .cache/bench/planbench -dir .cache/bench/plan -report docs/benchmarks.md "$@"
+go build -o .cache/bench/floe ./cmd/floe
+exec .cache/bench/planbench -dir .cache/bench/plan -report docs/benchmarks.md -files 10,1000,10000,100000 -per-commit 1000 \
+	-floe .cache/bench/floe "$@"

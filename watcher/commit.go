@@ -72,10 +72,7 @@ func (r *runner) commitDelta(ctx context.Context, d checkpoint.CheckpointDelta) 
 	}
 	r.base = cur
 	files := r.cp.Files
-	for _, p := range d.Delete {
-		delete(files, p)
-	}
-	maps.Copy(files, d.Set)
+	applyDelta(files, r.ix, d)
 	r.cp = d.Header
 	r.cp.Files, r.cp.LeaseToken, r.cp.CommittedAt = files, cur.LeaseToken, cur.CommittedAt
 	return nil

@@ -22,41 +22,48 @@ type checkpointCache struct {
 	mu     sync.Mutex
 	budget int
 	order  []string
-	m      map[string]checkpoint.Checkpoint
+	m      map[string]cachedCheckpoint
+}
+
+// cachedCheckpoint is a checkpoint with the indexes of its file map that
+// runs built (fileIndexes), kept in step by the runs' commits.
+type cachedCheckpoint struct {
+	cp checkpoint.Checkpoint
+	ix fileIndexes
 }
 
 func newCheckpointCache(budget int) *checkpointCache {
 	if budget <= 0 {
 		budget = defaultCheckpointCacheFiles
 	}
-	return &checkpointCache{budget: budget, m: map[string]checkpoint.Checkpoint{}}
+	return &checkpointCache{budget: budget, m: map[string]cachedCheckpoint{}}
 }
 
-// take removes and returns the table's cached checkpoint if it is the one
-// the store summarises as sum.
-func (c *checkpointCache) take(table string, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, bool) {
+// take removes and returns the table's cached checkpoint and its indexes
+// if it is the one the store summarises as sum.
+func (c *checkpointCache) take(table string, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, fileIndexes, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cp, ok := c.m[table]
+	e, ok := c.m[table]
 	if !ok {
-		return checkpoint.Checkpoint{}, false
+		return checkpoint.Checkpoint{}, fileIndexes{}, false
 	}
 	c.drop(table)
-	if !sameCheckpoint(cp.Summary(), sum) {
-		return checkpoint.Checkpoint{}, false
+	if !sameCheckpoint(e.cp.Summary(), sum) {
+		return checkpoint.Checkpoint{}, fileIndexes{}, false
 	}
-	return cp, true
+	return e.cp, e.ix, true
 }
 
-// put caches cp as the table's checkpoint.
-func (c *checkpointCache) put(table string, cp checkpoint.Checkpoint) {
+// put caches cp as the table's checkpoint, with its indexes.
+func (c *checkpointCache) put(table string, cp checkpoint.Checkpoint, ix fileIndexes) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.drop(table)
 	if len(cp.Files) > c.budget {
 		return
 	}
-	c.m[table] = cp
+	c.m[table] = cachedCheckpoint{cp: cp, ix: ix}
 	c.order = append(c.order, table)
 	for c.size() > c.budget {
 		c.drop(c.order[0])
@@ -70,8 +77,8 @@ func (c *checkpointCache) drop(table string) {
 
 func (c *checkpointCache) size() int {
 	n := 0
-	for _, cp := range c.m {
-		n += len(cp.Files)
+	for _, e := range c.m {
+		n += len(e.cp.Files)
 	}
 	return n
 }

@@ -295,6 +295,6 @@ func (w *Watcher) noteAbandoned(table, keep string) {
 func (c *checkpointCache) files(table string) (int, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	cp, ok := c.m[table]
-	return len(cp.Files), ok
+	e, ok := c.m[table]
+	return len(e.cp.Files), ok
 }

@@ -54,8 +54,9 @@ type runner struct {
 	// store and stops if it moved otherwise (I4).
 	base checkpoint.CheckpointSummary
 	// cp is the checkpoint as the run's commits left it (cached after a
-	// successful run).
+	// successful run); ix holds its indexes, each once built.
 	cp checkpoint.Checkpoint
+	ix fileIndexes
 	// rebuildTag, set by evolveSchema, names the segments of a run that
 	// rebuilds the table for a schema change (unitBases).
 	rebuildTag string
@@ -94,7 +95,7 @@ func (r *runner) execute(ctx context.Context) error {
 		return err
 	}
 	r.phase("plan")
-	p, err := r.w.deps.Planner.Plan(ctx, r.table.Name, src.Table, planFrom)
+	p, err := r.w.deps.Planner.PlanIndexed(ctx, r.table.Name, src.Table, planFrom, r.unitIndex())
 	if err != nil {
 		return fmt.Errorf("plan snapshot of %s: %w", r.table.Name, err)
 	}
@@ -128,7 +129,7 @@ func (r *runner) execute(ctx context.Context) error {
 		err = r.appendBatches(ctx, t)
 	}
 	if err == nil {
-		r.w.checkpoints.put(r.table.Name, r.cp)
+		r.w.checkpoints.put(r.table.Name, r.cp, r.ix)
 		r.observe(ctx, src.Table.Metadata(), r.cp.SnapshotID)
 	}
 	return err
@@ -138,8 +139,11 @@ func (r *runner) execute(ctx context.Context) error {
 // replica's cached copy when it committed it last, else the store's. The
 // run owns the returned file map (commitDelta changes it in place).
 func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, error) {
-	if cp, ok := r.w.checkpoints.take(r.table.Name, sum); ok {
-		r.cp, r.base = cp, sum
+	if cp, ix, ok := r.w.checkpoints.take(r.table.Name, sum); ok {
+		if ix.units == nil { // a replica that keeps the checkpoint plans its merges from an index
+			ix.units = r.w.deps.Planner.UnitIndex(cp.Files)
+		}
+		r.cp, r.ix, r.base = cp, ix, sum
 		return cp, nil
 	}
 	cp, err := r.w.deps.Store.GetCheckpoint(ctx, r.table.Name)
@@ -156,6 +160,27 @@ func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSu
 	}
 	r.cp, r.base = cp, cp.Summary()
 	return cp, nil
+}
+
+// segmentRefs returns the reference counts of files, the run's
+// checkpoint (the map commitDelta keeps them in step with), building them
+// on first use.
+func (r *runner) segmentRefs(files map[string]checkpoint.FileState) segmentRefs {
+	if r.ix.refs == nil {
+		r.ix.refs = newSegmentRefs(files)
+	}
+	return r.ix.refs
+}
+
+// unitIndex is the UnitIndex of the checkpoint the run plans from: nil
+// when none was built (the first run of a replica, or of a `floe sync`,
+// walks the files instead) or when the run plans from a changed copy of
+// its checkpoint (a rebuild for a schema change).
+func (r *runner) unitIndex() *plan.UnitIndex {
+	if r.rebuildTag != "" {
+		return nil
+	}
+	return r.ix.units
 }
 
 // phase logs the step the run enters (debug level): plan, build, push,

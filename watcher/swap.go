@@ -41,7 +41,7 @@ func (r *runner) planSwap(ctx context.Context, t target) (swapPlan, error) {
 			}
 		}
 	}
-	candidates := orphanCandidates(t, plan.SegmentPrefix(r.table.Name))
+	candidates := orphanCandidates(t, r.segmentRefs(t.old.Files), plan.SegmentPrefix(r.table.Name))
 	if len(candidates) == 0 {
 		return sw, nil
 	}
@@ -65,21 +65,17 @@ func (r *runner) planSwap(ctx context.Context, t target) (swapPlan, error) {
 }
 
 // orphanCandidates are served segments of the table's prefix that no
-// checkpointed file references and no unit of the plan will produce.
-func orphanCandidates(t target, prefix string) []string {
-	known := map[string]bool{}
-	for _, fs := range t.old.Files {
-		for _, s := range fs.Segments {
-			known[s] = true
-		}
-	}
+// checkpointed file references (known counts the references of t.old's
+// files) and no unit of the plan will produce. Its cost is the served
+// list's, not a pass over the checkpoint.
+func orphanCandidates(t target, known segmentRefs, prefix string) []string {
 	var units []string
 	for _, u := range t.plan.Build {
 		units = append(units, u.Key+"_")
 	}
 	var out []string
 	for name := range t.served {
-		if known[name] || !strings.HasPrefix(name, prefix) || hasAnyPrefix(name, units) {
+		if known[name] > 0 || !strings.HasPrefix(name, prefix) || hasAnyPrefix(name, units) {
 			continue
 		}
 		out = append(out, name)

@@ -115,7 +115,7 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 		out.Remaps, out.RemapFallback = rm.groups, strings.Join(reasons, "; ")
 	}
 	c.regroup(lv, cp)
-	j.p.merge(c, lv, cp)
+	j.p.merge(c, lv, cp, j.units)
 	out.Keep = keep(lv, cp, c)
 	out.Drop, out.LiveFiles, out.Replacing, out.Merged = c.drop, c.live, c.replacing, len(c.merging)
 	for path, fs := range c.refresh {

@@ -184,6 +184,9 @@
 //     few small files per snapshot leaves at most M small segments per
 //     tier and partition, not one per run, and a file is rebuilt about
 //     once per tier it climbs.
+//     PlanIndexed finds the small units in a UnitIndex of the checkpoint
+//     (the caller keeps it in step with the file map, entry by entry)
+//     instead of a pass over every file, and plans the same.
 //
 //   - P11 Remap: a group of files that replace snapshots since the
 //     checkpoint rewrote is remapped (Plan.Remaps: its old files leave

@@ -23,6 +23,8 @@ type job struct {
 	// compare (keyFields), fixed once the live delete files are known.
 	keyIDs  []int
 	classes map[int]keyClass
+	// units, when set, is the UnitIndex of the checkpoint planned from.
+	units *UnitIndex
 }
 
 func (p *Planner) newJob(ctx context.Context, tableName string, tbl *table.Table, snap *table.Snapshot) (*job, error) {

@@ -35,13 +35,15 @@ type smallUnit struct {
 // data files in all, and only while the rest of the run builds at most
 // TargetSegmentBytes: a large append stays an append (batched, shared)
 // and the merge waits for a smaller run. Units that lost or changed a
-// member are not considered: regroup has rebuilt them.
-func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint) {
+// member are not considered: regroup has rebuilt them. With idx (the
+// UnitIndex of cp) the small units are read from it; without, found by a
+// pass over cp's files.
+func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint, idx *UnitIndex) {
 	if p.opts.MergeSmallUnits < 2 || p.opts.CoalesceBelowBytes <= 0 || len(c.pool) == 0 ||
 		poolBytes(c.pool) > p.opts.TargetSegmentBytes {
 		return
 	}
-	tiers := p.smallTiers(c, cp, poolPartitions(c.pool))
+	tiers := p.smallTiers(c, cp, poolPartitions(c.pool), idx)
 	budget := p.opts.TargetSegmentBytes
 	for _, key := range slices.SortedFunc(maps.Keys(tiers), compareTierKeys) {
 		units := tiers[key]
@@ -106,9 +108,15 @@ func Tier(bytes int64, base int) int {
 
 // smallTiers groups the checkpoint's small units of the partitions parts
 // that the run leaves alone by partition and size tier.
-func (p *Planner) smallTiers(c *comparison, cp checkpoint.Checkpoint, parts map[string]bool) map[tierKey][]*smallUnit {
+func (p *Planner) smallTiers(c *comparison, cp checkpoint.Checkpoint, parts map[string]bool, idx *UnitIndex) map[tierKey][]*smallUnit {
 	out := map[tierKey][]*smallUnit{}
-	for part, units := range p.smallUnits(c, cp, parts) {
+	var small map[string][]*smallUnit
+	if idx != nil {
+		small = idx.smallUnits(c, cp, parts)
+	} else {
+		small = p.smallUnits(c, cp, parts)
+	}
+	for part, units := range small {
 		for _, u := range units {
 			k := tierKey{partition: part, tier: Tier(u.bytes, p.opts.MergeSmallUnits)}
 			out[k] = append(out[k], u)

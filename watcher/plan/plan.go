@@ -174,6 +174,15 @@ func New(opts Options) *Planner {
 // an ancestor and the checkpoint can be trusted, else it diffs the full
 // live state; both give the same plan (P1).
 func (p *Planner) Plan(ctx context.Context, tableName string, tbl *table.Table, cp checkpoint.Checkpoint) (*Plan, error) {
+	return p.PlanIndexed(ctx, tableName, tbl, cp, nil)
+}
+
+// PlanIndexed is Plan with idx, the UnitIndex of cp's files (nil: none),
+// which lets a merge find the small units of the partitions the run
+// builds without walking every file of cp; an index made for other
+// Options is not used. The plan is the same either way.
+func (p *Planner) PlanIndexed(ctx context.Context, tableName string, tbl *table.Table, cp checkpoint.Checkpoint,
+	idx *UnitIndex) (*Plan, error) {
 	snap := tbl.CurrentSnapshot()
 	if snap == nil {
 		return dropAll(cp), nil
@@ -181,6 +190,9 @@ func (p *Planner) Plan(ctx context.Context, tableName string, tbl *table.Table, 
 	j, err := p.newJob(ctx, tableName, tbl, snap)
 	if err != nil {
 		return nil, err
+	}
+	if idx != nil && idx.below == p.opts.CoalesceBelowBytes {
+		j.units = idx
 	}
 	var out *Plan
 	lv, reason, err := j.fold(ctx, cp)

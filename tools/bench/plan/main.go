@@ -25,7 +25,12 @@ import (
 	"github.com/floehq/floe/tools/bench/report"
 )
 
-func main() { cli.Main(context.Background(), "planbench", run) }
+func main() {
+	if len(os.Args) > 2 && os.Args[1] == spawnArg {
+		os.Exit(spawn(os.Args[2:]))
+	}
+	cli.Main(context.Background(), "planbench", run)
+}
 
 type options struct {
 	sizes    []int
@@ -34,6 +39,10 @@ type options struct {
 	dir      string
 	report   string
 	profile  string
+	// floe is the floe binary the process measurements run ("": none);
+	// processOnly skips the in-process planner and run measurements.
+	floe        string
+	processOnly bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -45,7 +54,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.perBatch, "per-commit", 100, "data files added per commit while building a table (so 10,000 files make 100 manifests)")
 	fs.StringVar(&o.dir, "dir", ".cache/bench/plan", "scratch directory for the tables (recreated)")
 	fs.StringVar(&o.report, "report", "", "Markdown file whose plan-benchmark block is rewritten (empty: print only)")
-	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of the whole runs to this file")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write CPU profiles of the whole runs to this file (.<files>) and of the warm runs (.warm.<files>)")
+	fs.StringVar(&o.floe, "floe", "", "floe binary: also measure one-file syncs as whole `floe sync` processes (cold) and warm runs")
+	fs.BoolVar(&o.processOnly, "process-only", false, "measure only the floe processes and warm runs (needs -floe)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -58,6 +69,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.runs < 1 || o.perBatch < 1 {
 		return o, errors.New("-runs and -per-commit must be positive")
+	}
+	if o.processOnly && o.floe == "" {
+		return o, errors.New("-process-only needs -floe")
 	}
 	return o, nil
 }
@@ -77,24 +91,61 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "planbench: %d one-file syncs on %d files\n", o.runs, n)
-		res, err := measureSyncs(ctx, lk, o.runs)
-		if err == nil {
-			fmt.Fprintf(stderr, "planbench: %d whole runs on %d files\n", o.runs, lk.Files)
-			var runs map[string]stat
-			stopProfile := startProfile(o.profile, n)
-			runs, err = measureRuns(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "runs"), o.runs)
-			stopProfile()
-			res.runSync, res.runNoop, res.runCompact = runs[cRunSync], runs[cRunNoop], runs[cRunCompact]
-		}
+		res, err := measureSize(ctx, o, lk, n, stderr)
 		lk.Close()
 		if err != nil {
 			return err
 		}
 		results = append(results, res)
 	}
-	block := renderReport(o, results)
-	return report.Publish(stdout, o.report, reportBlock(), block)
+	if !o.processOnly {
+		if err := report.Publish(stdout, o.report, reportBlock(), renderReport(o, results)); err != nil {
+			return err
+		}
+	}
+	if o.floe == "" {
+		return nil
+	}
+	return report.Publish(stdout, o.report, procReportBlock(), renderProcessReport(o, results))
+}
+
+// measureSize measures one table size: the planner (unless processOnly),
+// the floe processes and warm runs (with -floe), then the in-process runs
+// (unless processOnly; they end with a compaction of the table).
+func measureSize(ctx context.Context, o options, lk *lake.Lake, n int, stderr io.Writer) (result, error) {
+	res := result{files: lk.Files}
+	if !o.processOnly {
+		fmt.Fprintf(stderr, "planbench: %d one-file syncs on %d files\n", o.runs, n)
+		var err error
+		if res, err = measureSyncs(ctx, lk, o.runs); err != nil {
+			return res, err
+		}
+	}
+	if o.floe != "" {
+		fmt.Fprintf(stderr, "planbench: %d floe sync processes and warm runs on %d files\n", o.runs, lk.Files)
+		res.procFiles = lk.Files
+		warmProfile := ""
+		if o.profile != "" {
+			warmProfile = o.profile + ".warm"
+		}
+		procs, err := measureProcesses(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "procs"), o.floe, o.runs, warmProfile)
+		if err != nil {
+			return res, err
+		}
+		res.cold, res.warm = procs[cCold], procs[cWarm]
+	}
+	if o.processOnly {
+		return res, nil
+	}
+	fmt.Fprintf(stderr, "planbench: %d whole runs on %d files\n", o.runs, lk.Files)
+	stopProfile := startProfile(o.profile, n)
+	runs, err := measureRuns(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "runs"), o.runs)
+	stopProfile()
+	if err != nil {
+		return res, err
+	}
+	res.runSync, res.runNoop, res.runCompact = runs[cRunSync], runs[cRunNoop], runs[cRunCompact]
+	return res, nil
 }
 
 // startProfile profiles the whole runs of the table of n files into

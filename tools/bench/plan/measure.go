@@ -48,6 +48,9 @@ type result struct {
 	fullCold, icebergPlanFiles stat
 	runSync, runNoop           stat
 	runCompact                 stat
+	// procFiles is the table's size when the processes were measured.
+	procFiles  int
+	cold, warm procStat
 }
 
 // How each contender plans the one-file change.
