@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strconv"
@@ -215,24 +216,12 @@ func readKeys(ctx context.Context, j *job, path string, ids []int) (*eqKeys, err
 		k.wild = true
 		return k, nil
 	}
-	f, err := j.fs.Open(path)
+	kf, err := j.openKeyFile(path, k.fields)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, err
-	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
-	if err != nil {
-		return nil, err
-	}
-	cols, err := keyColumns(fr, k.fields)
-	if err != nil {
-		return nil, err
-	}
+	defer kf.Close()
+	pf, fr, cols := kf.pf, kf.fr, kf.cols
 	groups := make([]int, pf.NumRowGroups())
 	for i := range groups {
 		groups[i] = i
@@ -243,6 +232,44 @@ func readKeys(ctx context.Context, j *job, path string, ids []int) (*eqKeys, err
 	}
 	defer tbl.Release()
 	return k, k.fill(tbl, j.classes)
+}
+
+// keyFile is a Parquet file opened to read the columns of key fields.
+type keyFile struct {
+	f    io.Closer
+	pf   *file.Reader
+	fr   *pqarrow.FileReader
+	cols []int // the leaf column of each field, in the fields' order
+}
+
+// openKeyFile opens the Parquet file at path (an equality delete file, or
+// a data file whose key index is built) to read the columns of fields.
+func (j *job) openKeyFile(path string, fields []int) (*keyFile, error) {
+	f, err := j.fs.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	pf, err := file.NewParquetReader(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	kf := &keyFile{f: f, pf: pf}
+	if kf.fr, err = pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator); err != nil {
+		kf.Close()
+		return nil, err
+	}
+	if kf.cols, err = keyColumns(kf.fr, fields); err != nil {
+		kf.Close()
+		return nil, err
+	}
+	return kf, nil
+}
+
+// Close closes the file.
+func (kf *keyFile) Close() {
+	kf.pf.Close()
+	kf.f.Close()
 }
 
 // keyColumns finds the leaf column of each field id among the file's

@@ -10,9 +10,6 @@ import (
 	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/apache/arrow-go/v18/parquet/file"
-	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 )
 
 // fileKeys is a data file's key index (P12): the sorted 32-bit
@@ -184,24 +181,12 @@ func keyIndexFile(dir, name string) string {
 // buildFileKeys reads a data file's columns of fields (by field id) and
 // fingerprints its rows' keys.
 func buildFileKeys(ctx context.Context, j *job, path string, fields []int) (*fileKeys, error) {
-	f, err := j.fs.Open(path)
+	kf, err := j.openKeyFile(path, fields)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	pf, err := file.NewParquetReader(f)
-	if err != nil {
-		return nil, err
-	}
-	defer pf.Close()
-	fr, err := pqarrow.NewFileReader(pf, pqarrow.ArrowReadProperties{BatchSize: 1 << 16}, memory.DefaultAllocator)
-	if err != nil {
-		return nil, err
-	}
-	cols, err := keyColumns(fr, fields)
-	if err != nil {
-		return nil, err
-	}
+	defer kf.Close()
+	pf, fr, cols := kf.pf, kf.fr, kf.cols
 	k := &fileKeys{fps: make([]uint32, 0, pf.NumRows())}
 	row := make([]string, len(fields))
 	for g := range pf.NumRowGroups() {
