@@ -19,16 +19,6 @@ func containsAll(s string, subs ...string) bool {
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-// stepIndex returns the index of the named validation step, or -1.
-func stepIndex(rep catalog.Report, name string) int {
-	for i, s := range rep.Steps {
-		if s.Name == name {
-			return i
-		}
-	}
-	return -1
-}
-
 // freePort returns a loopback port that was free a moment ago.
 func freePort(t *testing.T) int {
 	t.Helper()

@@ -43,11 +43,10 @@ func (l *lake) positionDeletes() []posDelete {
 		if m.ManifestContent() != iceberg.ManifestContentDeletes {
 			continue
 		}
-		es, err := m.FetchEntries(fs, true)
-		if err != nil {
-			l.t.Fatal(err)
-		}
-		for _, e := range es {
+		for e, err := range m.Entries(fs, true) {
+			if err != nil {
+				l.t.Fatal(err)
+			}
 			if e.Status() != iceberg.EntryStatusDELETED && e.DataFile().ContentType() == iceberg.EntryContentPosDeletes {
 				out = append(out, posDelete{df: e.DataFile(), seq: e.SequenceNum()})
 			}
