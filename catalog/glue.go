@@ -15,12 +15,14 @@ import (
 	"github.com/floehq/floe/catalog/awsaccess"
 )
 
-// glueRESTURI is Glue's Iceberg REST endpoint.
-func (c Config) glueRESTURI(region string) string {
-	if ep := c.endpointFor(svcGlue); ep != "" {
+// icebergRESTURI is an AWS service's Iceberg REST endpoint (Glue's, S3
+// Tables'): the service's endpoint override + "/iceberg", else the
+// regional AWS endpoint.
+func (c Config) icebergRESTURI(svc, region string) string {
+	if ep := c.endpointFor(svc); ep != "" {
 		return strings.TrimRight(ep, "/") + "/iceberg"
 	}
-	return "https://glue." + region + ".amazonaws.com/iceberg"
+	return "https://" + svc + "." + region + ".amazonaws.com/iceberg"
 }
 
 // openGlue opens an AWS Glue Data Catalog, natively (GetTable →
@@ -40,7 +42,7 @@ func openGlue(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog, er
 	if err != nil {
 		return nil, err
 	}
-	p := restParams{uri: cfg.glueRESTURI(region), warehouse: wh, sigService: svcGlue, sigRegion: region,
+	p := restParams{uri: cfg.icebergRESTURI(svcGlue, region), warehouse: wh, sigService: svcGlue, sigRegion: region,
 		awsCfg: &catalogCfg, fileRegion: region, access: awsaccess.GlueREST}
 	cat, err := newREST(ctx, cfg, p)
 	if err != nil {

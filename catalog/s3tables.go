@@ -12,15 +12,6 @@ import (
 	"github.com/floehq/floe/catalog/awsaccess"
 )
 
-// s3TablesRESTURI is the S3 Tables Iceberg REST endpoint: the s3tables
-// endpoint override + "/iceberg", else the regional AWS endpoint.
-func (c Config) s3TablesRESTURI(region string) string {
-	if ep := c.endpointFor(svcS3Tables); ep != "" {
-		return strings.TrimRight(ep, "/") + "/iceberg"
-	}
-	return "https://s3tables." + region + ".amazonaws.com/iceberg"
-}
-
 // openS3Tables opens an S3 Tables table bucket. Mode rest uses the Iceberg
 // REST endpoint (SigV4 service s3tables, warehouse = the bucket ARN); mode
 // native uses the S3 Tables API (GetTableMetadataLocation, then the
@@ -45,12 +36,12 @@ func openS3Tables(ctx context.Context, cfg Config, logger *slog.Logger) (Catalog
 		return restCat, err
 	}
 	logger.Info("S3 Tables Iceberg REST endpoint not usable, using the native S3 Tables API",
-		slog.String("uri", cfg.s3TablesRESTURI(arn.Region)), slog.String("error", err.Error()))
+		slog.String("uri", cfg.icebergRESTURI(svcS3Tables, arn.Region)), slog.String("error", err.Error()))
 	return newS3TablesNative(cfg, arn, catalogCfg, data, logger), nil
 }
 
 func openS3TablesREST(ctx context.Context, cfg Config, arn TableBucketARN, catalogCfg aws.Config, data *dataAccess, logger *slog.Logger) (Catalog, error) {
-	p := restParams{uri: cfg.s3TablesRESTURI(arn.Region), warehouse: arn.String(), sigService: svcS3Tables,
+	p := restParams{uri: cfg.icebergRESTURI(svcS3Tables, arn.Region), warehouse: arn.String(), sigService: svcS3Tables,
 		sigRegion: arn.Region, awsCfg: &catalogCfg, fileRegion: arn.Region, access: awsaccess.S3TablesREST}
 	cat, err := newREST(ctx, cfg, p)
 	if err != nil {

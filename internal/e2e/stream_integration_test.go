@@ -56,6 +56,9 @@ func streamScenario(t *testing.T, event string, pc *testpeer.PinotCluster) {
 	c.waitStreaming(holder, table, 30*time.Second)
 	if event == "kill holder" {
 		holder.kill()
+		if c.openReplacements(table) == 0 {
+			t.Fatalf("the run on %s ended its replacement before the kill: nothing was left open to resume", holder.name)
+		}
 		i := indexOf(c.replicas, holder)
 		c.start(i) // its start-up sweeps what the kill left in the sink and its work directory
 		c.triggerUntilSynced(c.live(holder), table, 90*time.Second)
@@ -111,7 +114,7 @@ func (c *cluster) waitStreaming(r *replica, table string, timeout time.Duration)
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		if lastPhase(r) == "build" && c.openReplacements(table) > 0 {
-			time.Sleep(time.Second) // some units land in the replacement
+			time.Sleep(100 * time.Millisecond) // a unit may land in the replacement; the stream is far from done
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
