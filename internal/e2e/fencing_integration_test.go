@@ -36,7 +36,7 @@ func (s stall) String() string { return [...]string{"frozen", "cut off from Redi
 // checkpoint.
 func TestFencing_StalledHolderNeverChangesPinot(t *testing.T) {
 	for _, s := range []stall{freeze, partition} {
-		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, nil, 4, nil) })
+		t.Run(s.String(), func(t *testing.T) { fencingScenario(t, s, nil, 3, nil) })
 	}
 }
 
