@@ -20,6 +20,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/floehq/floe/tools/bench/cli"
 	"github.com/floehq/floe/tools/bench/report"
@@ -31,6 +33,12 @@ type options struct {
 	files, rows, commits, deletes, perCommit int
 	dir, report                              string
 	scattered                                bool
+	// profile, when set, is where the measured commits' CPU profile goes
+	// (with -grow, one file per size: <profile>.<files>).
+	profile string
+	// grow lists table sizes in files: the key-bounds contender is
+	// measured at each, the one table growing from one size to the next.
+	grow []int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -45,8 +53,22 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.dir, "dir", ".cache/bench/eqdelete", "scratch directory (recreated)")
 	fs.BoolVar(&o.scattered, "scattered", false, "scatter the keys: every file's ids span the whole range (key index vs bounds)")
 	fs.StringVar(&o.report, "report", "", "Markdown file whose eqdelete block is rewritten (empty: print only)")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of the measured commits (the table's commit and the run; "+
+		"pprof -focus RunOnce shows the runs) to this file, with -grow one per size (.<files>)")
+	grow := fs.String("grow", "", "table sizes in files, ascending and comma-separated (e.g. 1000,10000): measure "+
+		"key bounds and key index at each as the table grows, instead of the contenders (-files is then the first size)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if *grow != "" {
+		for _, f := range strings.Split(*grow, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 2 || (len(o.grow) > 0 && n <= o.grow[len(o.grow)-1]) {
+				return o, fmt.Errorf("-grow: %q is not a file count ≥ 2 above the one before", f)
+			}
+			o.grow = append(o.grow, n)
+		}
+		o.files = o.grow[0]
 	}
 	if o.files < 2 || o.rows < o.deletes || o.commits < 1 || o.deletes < 1 || o.perCommit < 1 {
 		return o, errors.New("-files ≥ 2, -commits ≥ 1, -deletes ≥ 1 and -rows ≥ -deletes")
@@ -93,6 +115,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer c.Close()
 	keys := &keyPicker{rng: rand.New(rand.NewPCG(1, 2)), deleted: map[int64]bool{}, rows: int64(o.rows)}
+	if len(o.grow) > 0 {
+		return runGrowth(ctx, o, c, keys, stdout, stderr)
+	}
 	var results []result
 	for i, ct := range contenders(o.scattered) {
 		fmt.Fprintf(stderr, "eqbench: %s: %d commits on %d files\n", ct.name, o.commits, c.files)
@@ -103,6 +128,34 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		results = append(results, r)
 	}
 	return report.Publish(stdout, o.report, reportBlock(o.scattered), renderReport(o, results))
+}
+
+// growthContender is the one measured as the table grows.
+var growthContender = contender{name: "key bounds and key index, random keys"}
+
+// runGrowth measures the growth contender at each size of o.grow, adding
+// files to the one table between sizes.
+func runGrowth(ctx context.Context, o options, c *cdcTable, keys *keyPicker, stdout, stderr io.Writer) error {
+	var results []result
+	for i, n := range o.grow {
+		for c.files < n {
+			if err := c.commit(ctx, min(o.perCommit, n-c.files), nil); err != nil {
+				return err
+			}
+		}
+		fmt.Fprintf(stderr, "eqbench: %s: %d commits on %d files\n", growthContender.name, o.commits, c.files)
+		po := o
+		if o.profile != "" {
+			po.profile = fmt.Sprintf("%s.%d", o.profile, n)
+		}
+		r, err := measure(ctx, po, c, keys, growthContender, filepath.Join(o.dir, fmt.Sprint("grow", i)))
+		if err != nil {
+			return fmt.Errorf("%d files: %w", n, err)
+		}
+		r.files = n
+		results = append(results, r)
+	}
+	return report.Publish(stdout, o.report, growthReportBlock(), renderGrowthReport(o, results))
 }
 
 // keyPicker picks keys of live rows and remembers what it deleted.

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
@@ -23,6 +25,7 @@ type result struct {
 	filesHit        float64 // files holding a deleted key
 	replaced, built float64 // segments replaced and built
 	maxReplaced     int
+	files           int // the table's files before the measured commits (-grow)
 }
 
 const (
@@ -48,7 +51,16 @@ func measure(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct co
 	}
 	b.Seeding.Store(false)
 	r := result{contender: ct}
+	stop := func() {}
+	defer func() { stop() }()
 	for i := 0; i <= o.commits; i++ { // the first commit warms up
+		if i == 1 {
+			s, err := startProfile(o.profile)
+			if err != nil {
+				return result{}, err
+			}
+			stop = s
+		}
 		ks := keys.pick(c.files, o.deletes, ct.recent)
 		held, hit := keys.held(ks)
 		if err := c.commit(ctx, 1, ks); err != nil {
@@ -70,6 +82,23 @@ func measure(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct co
 	}
 	r.mean(o.commits)
 	return r, nil
+}
+
+// startProfile starts a CPU profile into path ("": none); the returned
+// func stops it.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
 
 func (r *result) add(cpu, wall time.Duration, run checkpoint.Run, held int64, hit int) {
