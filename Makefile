@@ -83,7 +83,7 @@ bench-compact: ## compaction of 10 / 10,000-file tables into a hundredth: the re
 bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt; scattered keys, key index vs bounds alone; CPU per commit at 1,000 and 10,000 files (writes docs/benchmarks.md)
 	bash scripts/bench-eqdelete.sh
 	bash scripts/bench-eqdelete.sh -scattered
-	bash scripts/bench-eqdelete.sh -grow 1000,10000 -rows 200
+	bash scripts/bench-eqdelete.sh -grow 1000,10000 -rows 200 -sink memory
 
 .PHONY: bench-merge
 bench-merge: ## small files, one per snapshot: segments served and CPU with merges off and on (writes docs/benchmarks.md)

@@ -20,6 +20,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 
@@ -34,11 +35,13 @@ type options struct {
 	dir, report                              string
 	scattered                                bool
 	// profile, when set, is where the measured commits' CPU profile goes
-	// (with -grow, one file per size: <profile>.<files>).
+	// (with -grow, the runs labelled files=<size>).
 	profile string
 	// grow lists table sizes in files: the key-bounds contender is
-	// measured at each, the one table growing from one size to the next.
+	// measured on a table of each size (runGrowth).
 	grow []int
+	// sink is the Pinot stand-in: localdir (pinot.LocalDir) or memory.
+	sink string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -54,9 +57,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.scattered, "scattered", false, "scatter the keys: every file's ids span the whole range (key index vs bounds)")
 	fs.StringVar(&o.report, "report", "", "Markdown file whose eqdelete block is rewritten (empty: print only)")
 	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of the measured commits (the table's commit and the run; "+
-		"pprof -focus RunOnce shows the runs) to this file, with -grow one per size (.<files>)")
+		"pprof -focus RunOnce shows the runs) to this file; with -grow the runs are labelled files=<size>")
+	fs.StringVar(&o.sink, "sink", "localdir", "Pinot stand-in: localdir (the local-directory sink, which rereads and "+
+		"rewrites its whole served list on every write) or memory (served list in memory: floe's own cost)")
 	grow := fs.String("grow", "", "table sizes in files, ascending and comma-separated (e.g. 1000,10000): measure "+
-		"key bounds and key index at each as the table grows, instead of the contenders (-files is then the first size)")
+		"key bounds and key index on a table of each size, commits alternating between them, instead of the contenders")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -68,7 +73,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			}
 			o.grow = append(o.grow, n)
 		}
-		o.files = o.grow[0]
+	}
+	if o.sink != "localdir" && o.sink != "memory" {
+		return o, fmt.Errorf("-sink: %q is neither localdir nor memory", o.sink)
 	}
 	if o.files < 2 || o.rows < o.deletes || o.commits < 1 || o.deletes < 1 || o.perCommit < 1 {
 		return o, errors.New("-files ≥ 2, -commits ≥ 1, -deletes ≥ 1 and -rows ≥ -deletes")
@@ -108,6 +115,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := os.RemoveAll(o.dir); err != nil {
 		return fmt.Errorf("clean %s: %w", o.dir, err)
 	}
+	if len(o.grow) > 0 {
+		return runGrowth(ctx, o, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "eqbench: building a table of %d files × %d rows\n", o.files, o.rows)
 	c, err := newCDCTable(ctx, filepath.Join(o.dir, "lake"), o.files, o.rows, o.perCommit, o.scattered)
 	if err != nil {
@@ -115,9 +125,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	defer c.Close()
 	keys := &keyPicker{rng: rand.New(rand.NewPCG(1, 2)), deleted: map[int64]bool{}, rows: int64(o.rows)}
-	if len(o.grow) > 0 {
-		return runGrowth(ctx, o, c, keys, stdout, stderr)
-	}
 	var results []result
 	for i, ct := range contenders(o.scattered) {
 		fmt.Fprintf(stderr, "eqbench: %s: %d commits on %d files\n", ct.name, o.commits, c.files)
@@ -133,27 +140,51 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 // growthContender is the one measured as the table grows.
 var growthContender = contender{name: "key bounds and key index, random keys"}
 
-// runGrowth measures the growth contender at each size of o.grow, adding
-// files to the one table between sizes.
-func runGrowth(ctx context.Context, o options, c *cdcTable, keys *keyPicker, stdout, stderr io.Writer) error {
-	var results []result
+// runGrowth measures the growth contender on one table per size of
+// o.grow, the sizes' commits alternating (one commit and run on each
+// table in turn), so that the machine's other load falls on every size
+// alike. With -cpuprofile the runs are labelled files=<size> (pprof
+// -tagfocus files=10000).
+func runGrowth(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	var ss []*session
 	for i, n := range o.grow {
-		for c.files < n {
-			if err := c.commit(ctx, min(o.perCommit, n-c.files), nil); err != nil {
-				return err
-			}
+		fmt.Fprintf(stderr, "eqbench: building a table of %d files × %d rows\n", n, o.rows)
+		c, err := newCDCTable(ctx, filepath.Join(o.dir, fmt.Sprint("lake", i)), n, o.rows, o.perCommit, false)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(stderr, "eqbench: %s: %d commits on %d files\n", growthContender.name, o.commits, c.files)
-		po := o
-		if o.profile != "" {
-			po.profile = fmt.Sprintf("%s.%d", o.profile, n)
-		}
-		r, err := measure(ctx, po, c, keys, growthContender, filepath.Join(o.dir, fmt.Sprint("grow", i)))
+		defer c.Close()
+		keys := &keyPicker{rng: rand.New(rand.NewPCG(1, uint64(i)+2)), deleted: map[int64]bool{}, rows: int64(o.rows)}
+		s, err := newSession(ctx, o, c, keys, growthContender, filepath.Join(o.dir, fmt.Sprint("grow", i)))
 		if err != nil {
 			return fmt.Errorf("%d files: %w", n, err)
 		}
-		r.files = n
-		results = append(results, r)
+		ss = append(ss, s)
+	}
+	fmt.Fprintf(stderr, "eqbench: %s: %d commits on each table, alternating\n", growthContender.name, o.commits)
+	stop := func() {}
+	defer func() { stop() }()
+	for i := 0; i <= o.commits; i++ { // the first round warms up
+		if i == 1 {
+			var err error
+			if stop, err = startProfile(o.profile); err != nil {
+				return err
+			}
+		}
+		for _, s := range ss {
+			var err error
+			pprof.Do(ctx, pprof.Labels("files", fmt.Sprint(s.r.files)), func(ctx context.Context) {
+				err = s.step(ctx, i > 0)
+			})
+			if err != nil {
+				return fmt.Errorf("%d files: %w", s.r.files, err)
+			}
+		}
+	}
+	results := make([]result, len(ss))
+	for i, s := range ss {
+		s.r.mean(o.commits)
+		results[i] = s.r
 	}
 	return report.Publish(stdout, o.report, growthReportBlock(), renderGrowthReport(o, results))
 }

@@ -76,12 +76,12 @@ const (
 func renderGrowthReport(o options, rs []result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", growthBegin)
-	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work. One table grown from size to size, "+
-		"files of %d rows, id ranges disjoint per file, `id` the identifier field; each commit appends one file of %d "+
+	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work. One table per size, "+
+		"commits alternating between them (one commit and its run on each in turn); files of %d rows, id ranges disjoint per file, `id` the identifier field; each commit appends one file of %d "+
 		"rows and deletes %d random existing keys by equality; a whole run (plan, build with the real builder, push "+
-		"to the local-directory sink, commit) follows each. Means of %d commits per size after one warm-up.\n\n",
+		"to %s, commit) follows each. Means of %d commits per size after one warm-up round.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.rows, o.rows, o.deletes,
-		o.commits)
+		sinkText(o.sink), o.commits)
 	b.WriteString("| data files | CPU s / commit | wall s | rows written | rows of the hit files + new file | files hit | " +
 		"segments replaced (max) | segments built |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rs {
@@ -103,5 +103,13 @@ func renderGrowthReport(o options, rs []result) string {
 func growthReportBlock() report.Block {
 	return report.Block{Begin: growthBegin, End: growthEnd, Section: "## Equality deletes as the table grows\n\n" +
 		"CPU per CDC commit (key bounds and key index, random keys) at growing table sizes: " +
-		"`scripts/bench-eqdelete.sh -grow 1000,10000 -rows 200`."}
+		"`scripts/bench-eqdelete.sh -grow 1000,10000 -rows 200 -sink memory`."}
+}
+
+// sinkText names the Pinot stand-in in the report.
+func sinkText(sink string) string {
+	if sink == "memory" {
+		return "an in-memory Pinot stand-in"
+	}
+	return "the local-directory sink"
 }
