@@ -75,10 +75,15 @@ bench-control: ## control-plane propagation between two real replicas on Redis (
 bench-plan: ## one-file sync (planner, whole run, cold floe sync process, warm run) on 10 / 1,000 / 10,000 / 100,000-file tables (writes docs/benchmarks.md)
 	bash scripts/bench-plan.sh
 
+.PHONY: bench-compact
+bench-compact: ## compaction of 10 / 10,000-file tables into a hundredth: the remap as a cold floe sync and a warm run vs a one-file sync (writes docs/benchmarks.md)
+	bash scripts/bench-plan.sh -compact-only -files 10,10000 -runs 5
+
 .PHONY: bench-eqdelete
-bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt; scattered keys, key index vs bounds alone (writes docs/benchmarks.md)
+bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt; scattered keys, key index vs bounds alone; CPU per commit at 1,000 and 10,000 files (writes docs/benchmarks.md)
 	bash scripts/bench-eqdelete.sh
 	bash scripts/bench-eqdelete.sh -scattered
+	bash scripts/bench-eqdelete.sh -grow 1000,10000 -rows 200 -sink memory
 
 .PHONY: bench-merge
 bench-merge: ## small files, one per snapshot: segments served and CPU with merges off and on (writes docs/benchmarks.md)

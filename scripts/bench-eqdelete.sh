@@ -3,7 +3,9 @@
 # an equality delete of existing keys each) on a table of disjoint id
 # ranges per file, whole runs with key bounds compared vs the rule floe
 # had before (every older file rebuilt). Rewrites the generated block of
-# docs/benchmarks.md.
+# docs/benchmarks.md. -grow 1000,10000 -rows 200 -sink memory measures the
+# key-bounds contender on a table of each size instead, commits alternating
+# (its own block).
 # Usage: scripts/bench-eqdelete.sh [eqbench flags, e.g. -files 1000 -rows 2000 -commits 3]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

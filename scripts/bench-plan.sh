@@ -3,7 +3,9 @@
 # 1,000, 10,000 and 100,000 data files (iceberg-go tables on a sqlite SQL
 # catalog, built under .cache/bench/plan), incremental fold vs full-state
 # diff vs iceberg-go's own scan planning, and the one-file sync as a whole
-# `floe sync` process (cold) and as a warm run. Rewrites the generated
+# `floe sync` process (cold) and as a warm run; then each table is compacted
+# into a hundredth of its files and the remap that follows is measured the
+# same two ways (-compact-only: only that block). Rewrites the generated
 # blocks of docs/benchmarks.md. Needs ~2 GiB of disk and ~15 minutes on 2 CPUs.
 # Usage: scripts/bench-plan.sh [planbench flags, e.g. -runs 25 -files 10,100000]
 set -euo pipefail

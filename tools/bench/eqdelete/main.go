@@ -20,6 +20,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
+	"strconv"
+	"strings"
 
 	"github.com/floehq/floe/tools/bench/cli"
 	"github.com/floehq/floe/tools/bench/report"
@@ -31,6 +34,14 @@ type options struct {
 	files, rows, commits, deletes, perCommit int
 	dir, report                              string
 	scattered                                bool
+	// profile, when set, is where the measured commits' CPU profile goes
+	// (with -grow, the runs labelled files=<size>).
+	profile string
+	// grow lists table sizes in files: the key-bounds contender is
+	// measured on a table of each size (runGrowth).
+	grow []int
+	// sink is the Pinot stand-in: localdir (pinot.LocalDir) or memory.
+	sink string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -45,8 +56,26 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.dir, "dir", ".cache/bench/eqdelete", "scratch directory (recreated)")
 	fs.BoolVar(&o.scattered, "scattered", false, "scatter the keys: every file's ids span the whole range (key index vs bounds)")
 	fs.StringVar(&o.report, "report", "", "Markdown file whose eqdelete block is rewritten (empty: print only)")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write a CPU profile of the measured commits (the table's commit and the run; "+
+		"pprof -focus RunOnce shows the runs) to this file; with -grow the runs are labelled files=<size>")
+	fs.StringVar(&o.sink, "sink", "localdir", "Pinot stand-in: localdir (the local-directory sink, which rereads and "+
+		"rewrites its whole served list on every write) or memory (served list in memory: floe's own cost)")
+	grow := fs.String("grow", "", "table sizes in files, ascending and comma-separated (e.g. 1000,10000): measure "+
+		"key bounds and key index on a table of each size, commits alternating between them, instead of the contenders")
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if *grow != "" {
+		for _, f := range strings.Split(*grow, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 2 || (len(o.grow) > 0 && n <= o.grow[len(o.grow)-1]) {
+				return o, fmt.Errorf("-grow: %q is not a file count ≥ 2 above the one before", f)
+			}
+			o.grow = append(o.grow, n)
+		}
+	}
+	if o.sink != "localdir" && o.sink != "memory" {
+		return o, fmt.Errorf("-sink: %q is neither localdir nor memory", o.sink)
 	}
 	if o.files < 2 || o.rows < o.deletes || o.commits < 1 || o.deletes < 1 || o.perCommit < 1 {
 		return o, errors.New("-files ≥ 2, -commits ≥ 1, -deletes ≥ 1 and -rows ≥ -deletes")
@@ -86,6 +115,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if err := os.RemoveAll(o.dir); err != nil {
 		return fmt.Errorf("clean %s: %w", o.dir, err)
 	}
+	if len(o.grow) > 0 {
+		return runGrowth(ctx, o, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "eqbench: building a table of %d files × %d rows\n", o.files, o.rows)
 	c, err := newCDCTable(ctx, filepath.Join(o.dir, "lake"), o.files, o.rows, o.perCommit, o.scattered)
 	if err != nil {
@@ -103,6 +135,58 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		results = append(results, r)
 	}
 	return report.Publish(stdout, o.report, reportBlock(o.scattered), renderReport(o, results))
+}
+
+// growthContender is the one measured as the table grows.
+var growthContender = contender{name: "key bounds and key index, random keys"}
+
+// runGrowth measures the growth contender on one table per size of
+// o.grow, the sizes' commits alternating (one commit and run on each
+// table in turn), so that the machine's other load falls on every size
+// alike. With -cpuprofile the runs are labelled files=<size> (pprof
+// -tagfocus files=10000).
+func runGrowth(ctx context.Context, o options, stdout, stderr io.Writer) error {
+	var ss []*session
+	for i, n := range o.grow {
+		fmt.Fprintf(stderr, "eqbench: building a table of %d files × %d rows\n", n, o.rows)
+		c, err := newCDCTable(ctx, filepath.Join(o.dir, fmt.Sprint("lake", i)), n, o.rows, o.perCommit, false)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		keys := &keyPicker{rng: rand.New(rand.NewPCG(1, uint64(i)+2)), deleted: map[int64]bool{}, rows: int64(o.rows)}
+		s, err := newSession(ctx, o, c, keys, growthContender, filepath.Join(o.dir, fmt.Sprint("grow", i)))
+		if err != nil {
+			return fmt.Errorf("%d files: %w", n, err)
+		}
+		ss = append(ss, s)
+	}
+	fmt.Fprintf(stderr, "eqbench: %s: %d commits on each table, alternating\n", growthContender.name, o.commits)
+	stop := func() {}
+	defer func() { stop() }()
+	for i := 0; i <= o.commits; i++ { // the first round warms up
+		if i == 1 {
+			var err error
+			if stop, err = startProfile(o.profile); err != nil {
+				return err
+			}
+		}
+		for _, s := range ss {
+			var err error
+			pprof.Do(ctx, pprof.Labels("files", fmt.Sprint(s.r.files)), func(ctx context.Context) {
+				err = s.step(ctx, i > 0)
+			})
+			if err != nil {
+				return fmt.Errorf("%d files: %w", s.r.files, err)
+			}
+		}
+	}
+	results := make([]result, len(ss))
+	for i, s := range ss {
+		s.r.mean(o.commits)
+		results[i] = s.r
+	}
+	return report.Publish(stdout, o.report, growthReportBlock(), renderGrowthReport(o, results))
 }
 
 // keyPicker picks keys of live rows and remembers what it deleted.

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
@@ -23,6 +25,7 @@ type result struct {
 	filesHit        float64 // files holding a deleted key
 	replaced, built float64 // segments replaced and built
 	maxReplaced     int
+	files           int // the table's files before the measured commits (-grow)
 }
 
 const (
@@ -33,43 +36,80 @@ const (
 // measure seeds a watcher on the table as it is, then measures commits
 // of one new file and an equality delete, each followed by a run.
 func measure(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct contender, dir string) (result, error) {
+	s, err := newSession(ctx, o, c, keys, ct, dir)
+	if err != nil {
+		return result{}, err
+	}
+	stop := func() {}
+	defer func() { stop() }()
+	for i := 0; i <= o.commits; i++ { // the first commit warms up
+		if i == 1 {
+			if stop, err = startProfile(o.profile); err != nil {
+				return result{}, err
+			}
+		}
+		if err := s.step(ctx, i > 0); err != nil {
+			return result{}, err
+		}
+	}
+	s.r.mean(o.commits)
+	return s.r, nil
+}
+
+// session is one contender's watcher on one table, and its sums.
+type session struct {
+	o    options
+	c    *cdcTable
+	keys *keyPicker
+	w    *watcher.Watcher
+	r    result
+}
+
+// newSession seeds a watcher on the table as it is (placeholder
+// segments: the first sync is not what is measured).
+func newSession(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct contender, dir string) (*session, error) {
 	store := checkpoint.NewMemory()
 	if err := store.CreateTable(ctx, checkpoint.Table{Name: tableName, Connection: "bench", Namespace: "bench",
 		Source: "events", SchemaJSON: []byte(schemaJS), TableConfigJSON: []byte(`{"tableName":"events","tableType":"OFFLINE"}`)}); err != nil {
-		return result{}, err
+		return nil, err
 	}
 	b := &lake.SeedBuilder{}
 	b.Seeding.Store(true)
-	w := watcher.New(watcher.Deps{Store: store, Loader: loader{c}, Builder: b, Uploader: pinot.NewLocalDir(filepath.Join(dir, "pinot")),
+	var sink pinot.Uploader = pinot.NewLocalDir(filepath.Join(dir, "pinot"))
+	if o.sink == "memory" {
+		sink = newMemSink()
+	}
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{c}, Builder: b, Uploader: sink,
 		Planner: plan.New(plan.Options{EqualityDeletesWholePartition: ct.whole, NoKeyIndex: ct.noIndex})},
 		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 1 << 20})
 	if _, err := w.RunOnce(ctx, tableName, "bench", nil); err != nil {
-		return result{}, fmt.Errorf("seed: %w", err)
+		return nil, fmt.Errorf("seed: %w", err)
 	}
 	b.Seeding.Store(false)
-	r := result{contender: ct}
-	for i := 0; i <= o.commits; i++ { // the first commit warms up
-		ks := keys.pick(c.files, o.deletes, ct.recent)
-		held, hit := keys.held(ks)
-		if err := c.commit(ctx, 1, ks); err != nil {
-			return result{}, err
-		}
-		keys.remember(ks)
-		cpu0, t0 := cli.CPUTime(), time.Now()
-		run, err := w.RunOnce(ctx, tableName, "bench", nil)
-		if err != nil {
-			return result{}, err
-		}
-		if run.Status != checkpoint.RunCompleted {
-			return result{}, fmt.Errorf("run %s: %s", run.Status, run.Error)
-		}
-		if i == 0 {
-			continue
-		}
-		r.add(cli.CPUTime()-cpu0, time.Since(t0), run, held+int64(o.rows), hit)
+	return &session{o: o, c: c, keys: keys, w: w, r: result{contender: ct, files: c.files}}, nil
+}
+
+// step commits one new file and an equality delete, then runs the
+// watcher; counted, it adds the run's cost to the sums.
+func (s *session) step(ctx context.Context, counted bool) error {
+	ks := s.keys.pick(s.c.files, s.o.deletes, s.r.recent)
+	held, hit := s.keys.held(ks)
+	if err := s.c.commit(ctx, 1, ks); err != nil {
+		return err
 	}
-	r.mean(o.commits)
-	return r, nil
+	s.keys.remember(ks)
+	cpu0, t0 := cli.CPUTime(), time.Now()
+	run, err := s.w.RunOnce(ctx, tableName, "bench", nil)
+	if err != nil {
+		return err
+	}
+	if run.Status != checkpoint.RunCompleted {
+		return fmt.Errorf("run %s: %s", run.Status, run.Error)
+	}
+	if counted {
+		s.r.add(cli.CPUTime()-cpu0, time.Since(t0), run, held+int64(s.o.rows), hit)
+	}
+	return nil
 }
 
 func (r *result) add(cpu, wall time.Duration, run checkpoint.Run, held int64, hit int) {
@@ -87,4 +127,21 @@ func (r *result) mean(n int) {
 	for _, v := range []*float64{&r.cpu, &r.wall, &r.rowsWritten, &r.rowsHeld, &r.filesHit, &r.replaced, &r.built} {
 		*v /= float64(n)
 	}
+}
+
+// startProfile starts a CPU profile into path ("": none); the returned
+// func stops it.
+func startProfile(path string) (func(), error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start profile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

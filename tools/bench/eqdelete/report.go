@@ -65,3 +65,51 @@ func reportBlock(scattered bool) report.Block {
 		"commits against the rule floe had before, under which every equality delete rebuilt every older file of " +
 		"its partition (kept as a planner option for this comparison)."}
 }
+
+const (
+	growthBegin = "<!-- bench-eqdelete-growth:begin -->"
+	growthEnd   = "<!-- bench-eqdelete-growth:end -->"
+)
+
+// renderGrowthReport is the block of one contender measured as the table
+// grows, with the ratio of each size's CPU per commit to the first's.
+func renderGrowthReport(o options, rs []result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", growthBegin)
+	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work. One table per size, "+
+		"commits alternating between them (one commit and its run on each in turn); files of %d rows, id ranges disjoint per file, `id` the identifier field; each commit appends one file of %d "+
+		"rows and deletes %d random existing keys by equality; a whole run (plan, build with the real builder, push "+
+		"to %s, commit) follows each. Means of %d commits per size after one warm-up round.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.rows, o.rows, o.deletes,
+		sinkText(o.sink), o.commits)
+	b.WriteString("| data files | CPU s / commit | wall s | rows written | rows of the hit files + new file | files hit | " +
+		"segments replaced (max) | segments built |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| %d | %.3f | %.2f | %.0f | %.0f | %.1f | %.1f (%d) | %.1f |\n", r.files, r.cpu, r.wall,
+			r.rowsWritten, r.rowsHeld, r.filesHit, r.replaced, r.maxReplaced, r.built)
+	}
+	if len(rs) > 1 && rs[0].cpu > 0 {
+		b.WriteString("\nCPU per commit against the smallest table (target ≤1.5× from 1,000 to 10,000 files):")
+		for _, r := range rs[1:] {
+			fmt.Fprintf(&b, " %d files **%.2f×**.", r.files, r.cpu/rs[0].cpu)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%s\n", growthEnd)
+	return b.String()
+}
+
+// growthReportBlock is the growth measurement's block of the report.
+func growthReportBlock() report.Block {
+	return report.Block{Begin: growthBegin, End: growthEnd, Section: "## Equality deletes as the table grows\n\n" +
+		"CPU per CDC commit (key bounds and key index, random keys) at growing table sizes: " +
+		"`scripts/bench-eqdelete.sh -grow 1000,10000 -rows 200 -sink memory`."}
+}
+
+// sinkText names the Pinot stand-in in the report.
+func sinkText(sink string) string {
+	if sink == "memory" {
+		return "an in-memory Pinot stand-in"
+	}
+	return "the local-directory sink"
+}

@@ -43,6 +43,10 @@ type options struct {
 	// processOnly skips the in-process planner and run measurements.
 	floe        string
 	processOnly bool
+	// compact also measures, after the process runs, the remap that
+	// follows a compaction of the table (cold process and warm run);
+	// compactOnly publishes only those figures (it implies processOnly).
+	compact, compactOnly bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -57,6 +61,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.profile, "cpuprofile", "", "write CPU profiles of the whole runs to this file (.<files>) and of the warm runs (.warm.<files>)")
 	fs.StringVar(&o.floe, "floe", "", "floe binary: also measure one-file syncs as whole `floe sync` processes (cold) and warm runs")
 	fs.BoolVar(&o.processOnly, "process-only", false, "measure only the floe processes and warm runs (needs -floe)")
+	fs.BoolVar(&o.compact, "compact", true, "with -floe: then compact each table into a hundredth of its files and measure the remap as a floe sync process and a warm run")
+	fs.BoolVar(&o.compactOnly, "compact-only", false, "publish only the compaction figures (needs -floe; implies -process-only and -compact)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -70,8 +76,11 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.runs < 1 || o.perBatch < 1 {
 		return o, errors.New("-runs and -per-commit must be positive")
 	}
+	if o.compactOnly {
+		o.processOnly, o.compact = true, true
+	}
 	if o.processOnly && o.floe == "" {
-		return o, errors.New("-process-only needs -floe")
+		return o, errors.New("-process-only and -compact-only need -floe")
 	}
 	return o, nil
 }
@@ -106,12 +115,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if o.floe == "" {
 		return nil
 	}
-	return report.Publish(stdout, o.report, procReportBlock(), renderProcessReport(o, results))
+	if !o.compactOnly {
+		if err := report.Publish(stdout, o.report, procReportBlock(), renderProcessReport(o, results)); err != nil {
+			return err
+		}
+	}
+	if !o.compact {
+		return nil
+	}
+	return report.Publish(stdout, o.report, compactReportBlock(), renderCompactReport(o, results))
 }
 
 // measureSize measures one table size: the planner (unless processOnly),
 // the floe processes and warm runs (with -floe), then the in-process runs
-// (unless processOnly; they end with a compaction of the table).
+// (unless processOnly; they end with a compaction of the table unless the
+// processes measured one).
 func measureSize(ctx context.Context, o options, lk *lake.Lake, n int, stderr io.Writer) (result, error) {
 	res := result{files: lk.Files}
 	if !o.processOnly {
@@ -128,18 +146,20 @@ func measureSize(ctx context.Context, o options, lk *lake.Lake, n int, stderr io
 		if o.profile != "" {
 			warmProfile = o.profile + ".warm"
 		}
-		procs, err := measureProcesses(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "procs"), o.floe, o.runs, warmProfile)
+		procs, err := measureProcesses(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "procs"), o.floe, o.runs, warmProfile, o.compact)
 		if err != nil {
 			return res, err
 		}
-		res.cold, res.warm = procs[cCold], procs[cWarm]
+		res.cold, res.warm, res.compact = procs.cold, procs.warm, procs.compact
 	}
 	if o.processOnly {
 		return res, nil
 	}
 	fmt.Fprintf(stderr, "planbench: %d whole runs on %d files\n", o.runs, lk.Files)
 	stopProfile := startProfile(o.profile, n)
-	runs, err := measureRuns(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "runs"), o.runs)
+	// The processes compacted the table already when they measured the
+	// remap (-compact): the in-process runs then measure no compaction.
+	runs, err := measureRuns(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "runs"), o.runs, !o.compact || o.floe == "")
 	stopProfile()
 	if err != nil {
 		return res, err

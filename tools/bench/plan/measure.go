@@ -51,6 +51,8 @@ type result struct {
 	// procFiles is the table's size when the processes were measured.
 	procFiles  int
 	cold, warm procStat
+	// compact is the remap after the table's compaction (-compact).
+	compact *compactStat
 }
 
 // How each contender plans the one-file change.

@@ -30,44 +30,72 @@ var procPlan = plan.Options{CoalesceBelowBytes: 16 << 20, TargetSegmentBytes: 25
 // inside a long-lived watcher: the live heap after the run).
 type procStat struct{ cpu, mem float64 }
 
-// A one-file sync measured as a whole process and as a warm run.
-const (
-	cCold = "floe sync process (cold)"
-	cWarm = "run inside serve (warm)"
-)
+// cWarm names the warm runs in errors.
+const cWarm = "run inside serve (warm)"
+
+// procResult is the process figures of one table size: one-file syncs
+// cold and warm, and the remap after a compaction when measured.
+type procResult struct {
+	cold, warm procStat
+	compact    *compactStat
+}
 
 // measureProcesses measures one-file syncs of the table through the floe
 // binary: each `floe sync` is a new process on a Bolt store and a
 // local-directory sink (cold: it reads the checkpoint from the store and
 // the table's manifests from disk), then the same one-file syncs by one
 // long-lived watcher on the same store and sink (warm: what `floe serve`
-// pays per run once it has synced the table).
-// profile, when set, is where the warm runs' CPU profile goes.
-func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, runs int, profile string) (map[string]procStat, error) {
+// pays per run once it has synced the table). With compact, the table is
+// then compacted into a hundredth of its files and the remap that follows
+// is measured both ways (compact.go).
+// profile, when set, is where the warm runs' CPU profile goes (and the
+// warm remap's, with the suffix .compact).
+func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, runs int, profile string, compact bool) (procResult, error) {
+	dir, err := filepath.Abs(dir) // floe's security.localRoots must be absolute
+	if err != nil {
+		return procResult{}, err
+	}
 	env, err := seedStore(ctx, l, dir)
 	if err != nil {
-		return nil, err
+		return procResult{}, err
 	}
 	var cold []procStat
 	for i := 0; i <= runs; i++ { // the first of each is a warm-up
 		if err := l.AddFiles(ctx, 1); err != nil {
-			return nil, err
+			return procResult{}, err
 		}
-		c, err := syncProcess(ctx, floeBin, env)
+		c, out, err := syncProcess(ctx, floeBin, env)
 		if err != nil {
-			return nil, err
+			return procResult{}, err
+		}
+		if !strings.Contains(out, ": COMPLETED,") || strings.Contains(out, ", 0 segments") {
+			return procResult{}, fmt.Errorf("floe sync did not sync the new file:\n%s", out)
 		}
 		if i > 0 {
 			cold = append(cold, c)
 		}
 	}
+	store, err := checkpoint.OpenBolt(filepath.Join(dir, "floe.db"))
+	if err != nil {
+		return procResult{}, err
+	}
+	defer store.Close()
+	w := warmWatcher(store, l, dir)
 	stop := startProfile(profile, l.Files)
-	warm, err := warmRuns(ctx, l, dir, runs)
+	warm, err := warmRuns(ctx, l, w, runs)
 	stop()
 	if err != nil {
-		return nil, err
+		return procResult{}, err
 	}
-	return map[string]procStat{cCold: procMedian(cold), cWarm: procMedian(warm)}, nil
+	res := procResult{cold: procMedian(cold), warm: procMedian(warm)}
+	if compact {
+		c, err := measureCompactionProcesses(ctx, l, w, dir, floeBin, env, profile)
+		if err != nil {
+			return res, err
+		}
+		res.compact = &c
+	}
+	return res, nil
 }
 
 // seedStore makes the Bolt store the floe processes share (the lake's
@@ -118,30 +146,28 @@ func seedStore(ctx context.Context, l *lake.Lake, dir string) ([]string, error) 
 // peak RSS, which Linux carries into a child across exec (the child
 // shares the parent's memory until it execs), and the benchmark holds a
 // large table's catalog and checkpoint.
-func syncProcess(ctx context.Context, floeBin string, env []string) (procStat, error) {
+// It returns the process's output too: the run's line, then the usage.
+func syncProcess(ctx context.Context, floeBin string, env []string) (procStat, string, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return procStat{}, err
+		return procStat{}, "", err
 	}
 	cmd := exec.CommandContext(ctx, self, spawnArg, floeBin, "sync", "-table", seedTable, "-quiet")
 	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		return procStat{}, fmt.Errorf("floe sync: %w\n%s", err, out.String())
-	}
-	if !strings.Contains(out.String(), ": COMPLETED,") || strings.Contains(out.String(), ", 0 segments") {
-		return procStat{}, fmt.Errorf("floe sync did not sync the new file:\n%s", out.String())
+		return procStat{}, out.String(), fmt.Errorf("floe sync: %w\n%s", err, out.String())
 	}
 	var cpuNs, rssKiB int64
 	i := strings.LastIndex(out.String(), spawnReport)
 	if i < 0 {
-		return procStat{}, fmt.Errorf("floe sync: no resource usage:\n%s", out.String())
+		return procStat{}, out.String(), fmt.Errorf("floe sync: no resource usage:\n%s", out.String())
 	}
 	if _, err := fmt.Sscanf(out.String()[i:], spawnReport+" %d %d", &cpuNs, &rssKiB); err != nil {
-		return procStat{}, fmt.Errorf("floe sync: resource usage: %w", err)
+		return procStat{}, out.String(), fmt.Errorf("floe sync: resource usage: %w", err)
 	}
-	return procStat{cpu: float64(cpuNs) / 1e6, mem: float64(rssKiB)}, nil
+	return procStat{cpu: float64(cpuNs) / 1e6, mem: float64(rssKiB)}, out.String(), nil
 }
 
 // The spawn helper: `planbench spawn <command> <args>` runs the command
@@ -169,18 +195,18 @@ func spawn(args []string) int {
 	return 0
 }
 
-// warmRuns syncs one new file at a time with one watcher on the store the
-// processes used, after a first run that loads the table (not counted).
-func warmRuns(ctx context.Context, l *lake.Lake, dir string, runs int) ([]procStat, error) {
-	store, err := checkpoint.OpenBolt(filepath.Join(dir, "floe.db"))
-	if err != nil {
-		return nil, err
-	}
-	defer store.Close()
-	w := watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: &watcher.IcebergBuilder{},
+// warmWatcher is the long-lived watcher of the warm runs, on the store
+// and sink the processes use, as `floe serve` runs the table.
+func warmWatcher(store checkpoint.Store, l *lake.Lake, dir string) *watcher.Watcher {
+	return watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: &watcher.IcebergBuilder{},
 		Uploader: pinot.NewLocalDir(filepath.Join(dir, "segments"))},
 		watcher.Options{Owner: "bench-serve", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 64,
 			Plan: procPlan})
+}
+
+// warmRuns syncs one new file at a time with the watcher w, after a first
+// run that loads the table (not counted).
+func warmRuns(ctx context.Context, l *lake.Lake, w *watcher.Watcher, runs int) ([]procStat, error) {
 	var out []procStat
 	for i := 0; i <= runs; i++ {
 		if err := l.AddFiles(ctx, 1); err != nil {

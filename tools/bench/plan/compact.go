@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/tools/bench/lake"
+	"github.com/floehq/floe/watcher"
+)
+
+// compactStat is the run after a compaction of the table into a
+// hundredth of its files, measured as an operator pays it: a new
+// `floe sync` process (cold) and the next run of the long-lived watcher
+// (warm), each against the one-file syncs of the same table.
+type compactStat struct {
+	from, into int // data files before and after the compaction
+	cold, warm compactRun
+}
+
+// compactRun is one measured remap: its cost, what the run record says it
+// did, and what the sink received.
+type compactRun struct {
+	cost                      procStat
+	kind                      checkpoint.RunKind
+	built, replaced, remapped int
+	sinkFiles                 int   // files the sink's directory gained, rewrote or lost
+	sinkBytes                 int64 // their bytes
+}
+
+// measureCompactionProcesses compacts the table, copies the store as it
+// is (the processes' Bolt store is locked by the open watcher, and each
+// remap moves the checkpoint, so the cold process remaps from the copy),
+// then measures the warm watcher's remap and a `floe sync` process's on
+// the copy. Both must build, retire and push nothing.
+func measureCompactionProcesses(ctx context.Context, l *lake.Lake, w *watcher.Watcher, dir, floeBin string,
+	env []string, profile string) (compactStat, error) {
+	from := l.Files
+	if err := l.Compact(ctx, l.Files/100); err != nil {
+		return compactStat{}, err
+	}
+	out := compactStat{from: from, into: l.Files}
+	coldDB := filepath.Join(dir, "compact", "floe.db")
+	if err := os.MkdirAll(filepath.Dir(coldDB), 0o755); err != nil {
+		return out, err
+	}
+	if err := copyFile(filepath.Join(dir, "floe.db"), coldDB); err != nil {
+		return out, err
+	}
+	sink := filepath.Join(dir, "segments")
+	var err error
+	if profile != "" {
+		profile += ".compact"
+	}
+	stop := startProfile(profile, from)
+	out.warm, err = warmRemap(ctx, w, sink)
+	stop()
+	if err != nil {
+		return out, err
+	}
+	if out.cold, err = coldRemap(ctx, floeBin, append(env, "FLOE_STORE_PATH="+coldDB), coldDB, sink); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// warmRemap measures the watcher's run after the compaction.
+func warmRemap(ctx context.Context, w *watcher.Watcher, sink string) (compactRun, error) {
+	before, err := sinkFiles(sink)
+	if err != nil {
+		return compactRun{}, err
+	}
+	var run checkpoint.Run
+	c, err := measure(func() error {
+		var err error
+		run, err = w.RunOnce(ctx, seedTable, "bench", nil)
+		return err
+	})
+	if err != nil {
+		return compactRun{}, fmt.Errorf("warm remap: %w", err)
+	}
+	r := compactRun{cost: procStat{cpu: float64(c.cpu.Microseconds()) / 1e3, mem: liveHeapKiB()}}
+	return r, r.record(run, before, sink)
+}
+
+// coldRemap runs `floe sync` on the store copy at db and reads the run
+// it recorded there.
+func coldRemap(ctx context.Context, floeBin string, env []string, db, sink string) (compactRun, error) {
+	before, err := sinkFiles(sink)
+	if err != nil {
+		return compactRun{}, err
+	}
+	c, text, err := syncProcess(ctx, floeBin, env)
+	if err != nil {
+		return compactRun{}, err
+	}
+	if !strings.Contains(text, ": COMPLETED,") {
+		return compactRun{}, fmt.Errorf("floe sync after the compaction did not complete:\n%s", text)
+	}
+	store, err := checkpoint.OpenBolt(db)
+	if err != nil {
+		return compactRun{}, err
+	}
+	defer store.Close()
+	runs, err := store.ListRuns(ctx, seedTable, 1)
+	if err != nil || len(runs) == 0 {
+		return compactRun{}, fmt.Errorf("read the cold remap's run record: %d runs, %v", len(runs), err)
+	}
+	r := compactRun{cost: c}
+	return r, r.record(runs[0], before, sink)
+}
+
+// record fills in what the run did and what the sink received since
+// before, and fails unless it was a remap that touched nothing in Pinot.
+func (r *compactRun) record(run checkpoint.Run, before map[string]fileMark, sink string) error {
+	r.kind, r.built, r.replaced, r.remapped = run.Kind, run.SegmentsGenerated, run.SegmentsDeleted, run.FilesRemapped
+	after, err := sinkFiles(sink)
+	if err != nil {
+		return err
+	}
+	for p, m := range after {
+		if before[p] != m {
+			r.sinkFiles++
+			r.sinkBytes += m.size
+		}
+	}
+	for p := range before {
+		if _, ok := after[p]; !ok {
+			r.sinkFiles++ // removed
+		}
+	}
+	if run.Kind != checkpoint.RunRemap || r.built != 0 || r.replaced != 0 || r.sinkFiles != 0 {
+		return fmt.Errorf("the run after the compaction was %q: %d segments built, %d retired, %d sink files "+
+			"written (%d bytes), want a remap touching nothing; its log: %v", run.Kind, r.built, r.replaced,
+			r.sinkFiles, r.sinkBytes, run.Log)
+	}
+	return nil
+}
+
+// fileMark is what tells a file of the sink changed.
+type fileMark struct {
+	size    int64
+	modNano int64
+}
+
+// sinkFiles marks every file under the local-directory sink.
+func sinkFiles(root string) (map[string]fileMark, error) {
+	out := map[string]fileMark{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil {
+			return err
+		}
+		out[p] = fileMark{size: info.Size(), modNano: info.ModTime().UnixNano()}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the sink %s: %w", root, err)
+	}
+	return out, nil
+}
+
+func copyFile(from, to string) error {
+	b, err := os.ReadFile(from)
+	if err != nil {
+		return fmt.Errorf("copy %s: %w", from, err)
+	}
+	if err := os.WriteFile(to, b, 0o644); err != nil {
+		return fmt.Errorf("copy %s: %w", from, err)
+	}
+	return nil
+}
