@@ -77,7 +77,7 @@ func newSession(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct
 	b.Seeding.Store(true)
 	var sink pinot.Uploader = pinot.NewLocalDir(filepath.Join(dir, "pinot"))
 	if o.sink == "memory" {
-		sink = newMemSink()
+		sink = lake.NewMemSink()
 	}
 	w := watcher.New(watcher.Deps{Store: store, Loader: loader{c}, Builder: b, Uploader: sink,
 		Planner: plan.New(plan.Options{EqualityDeletesWholePartition: ct.whole, NoKeyIndex: ct.noIndex})},

@@ -2,14 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
-	"sync"
 
 	"github.com/floehq/floe/checkpoint"
-	"github.com/floehq/floe/pinot"
-	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/watcher"
 )
@@ -38,7 +34,7 @@ func measureRuns(ctx context.Context, l *lake.Lake, dir string, runs int, compac
 	}
 	b := &lake.SeedBuilder{}
 	b.Seeding.Store(true)
-	w := watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: b, Uploader: &listSink{served: map[string]bool{}}},
+	w := watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: b, Uploader: lake.NewMemSink()},
 		watcher.Options{Owner: "bench", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 1 << 20})
 	if _, err := w.RunOnce(ctx, seedTable, "bench", nil); err != nil {
 		return nil, fmt.Errorf("seed the checkpoint: %w", err)
@@ -103,48 +99,4 @@ func measureCompaction(ctx context.Context, l *lake.Lake, w *watcher.Watcher) (s
 			cRunCompact, run.SegmentsGenerated, run.SegmentsDeleted, run.Bytes)
 	}
 	return median([]cost{c}), nil
-}
-
-// listSink is a Pinot stand-in holding served segment names in memory:
-// what a run pays it is what a controller costs the client (the served
-// list comes back whole, an upload is one call), without the local
-// directory sink's own rewrite of its served list on every upload.
-type listSink struct {
-	mu     sync.Mutex
-	served map[string]bool
-}
-
-func (s *listSink) EnsureTable(context.Context, *spec.Schema, *spec.TableConfig) error { return nil }
-
-func (s *listSink) ListSegments(_ context.Context, _ string) ([]string, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.served))
-	for n := range s.served {
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-func (s *listSink) Upload(ctx context.Context, table string, seg pinot.Segment) error {
-	if err := pinot.CheckGuard(ctx, pinot.Write{Op: pinot.OpUpload, Table: table, Segments: []string{seg.Name}}); err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.served[seg.Name] = true
-	return nil
-}
-
-func (s *listSink) StartReplace(context.Context, string, []string, []string) (string, error) {
-	return "", errors.New("listSink: the benchmark only appends")
-}
-func (s *listSink) EndReplace(context.Context, string, string) error {
-	return errors.New("listSink: appends only")
-}
-func (s *listSink) RevertReplace(context.Context, string, string) error {
-	return errors.New("listSink: appends only")
-}
-func (s *listSink) DeleteSegments(context.Context, string, []string) error {
-	return errors.New("listSink: appends only")
 }

@@ -1,4 +1,4 @@
-package main
+package lake
 
 import (
 	"context"
@@ -10,30 +10,32 @@ import (
 	"github.com/floehq/floe/pinot/spec"
 )
 
-// memSink is a Pinot stand-in holding the served segments and open
-// replacements in memory (-sink memory): a run pays it what a controller
+// MemSink is a Pinot stand-in holding the served segments and open
+// replacements in memory: a run pays it what a controller
 // costs the client, one call per operation, without the local-directory
 // sink's own cost of rereading and rewriting its whole served list on
 // every upload, which grows with the table and is the sink's, not floe's.
 // Every write asks the run's write guard first, as the real sinks do.
-type memSink struct {
+type MemSink struct {
 	mu     sync.Mutex
 	served map[string]bool
 	open   map[string]replacement
 	next   int
 }
 
+// replacement is an open replacement of a MemSink.
 type replacement struct{ from, to []string }
 
-func newMemSink() *memSink {
-	return &memSink{served: map[string]bool{}, open: map[string]replacement{}}
+// NewMemSink returns an empty MemSink.
+func NewMemSink() *MemSink {
+	return &MemSink{served: map[string]bool{}, open: map[string]replacement{}}
 }
 
-var _ pinot.Uploader = (*memSink)(nil)
+var _ pinot.Uploader = (*MemSink)(nil)
 
-func (s *memSink) EnsureTable(context.Context, *spec.Schema, *spec.TableConfig) error { return nil }
+func (s *MemSink) EnsureTable(context.Context, *spec.Schema, *spec.TableConfig) error { return nil }
 
-func (s *memSink) ListSegments(context.Context, string) ([]string, error) {
+func (s *MemSink) ListSegments(context.Context, string) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]string, 0, len(s.served))
@@ -44,7 +46,7 @@ func (s *memSink) ListSegments(context.Context, string) ([]string, error) {
 }
 
 // Upload serves the segment unless an open replacement stages it.
-func (s *memSink) Upload(ctx context.Context, table string, seg pinot.Segment) error {
+func (s *MemSink) Upload(ctx context.Context, table string, seg pinot.Segment) error {
 	if err := pinot.CheckGuard(ctx, pinot.Write{Op: pinot.OpUpload, Table: table, Segments: []string{seg.Name}}); err != nil {
 		return err
 	}
@@ -59,7 +61,7 @@ func (s *memSink) Upload(ctx context.Context, table string, seg pinot.Segment) e
 	return nil
 }
 
-func (s *memSink) StartReplace(ctx context.Context, table string, from, to []string) (string, error) {
+func (s *MemSink) StartReplace(ctx context.Context, table string, from, to []string) (string, error) {
 	w := pinot.Write{Op: pinot.OpStartReplace, Table: table, Segments: append(slices.Clone(from), to...), Destructive: true}
 	if err := pinot.CheckGuard(ctx, w); err != nil {
 		return "", err
@@ -72,7 +74,7 @@ func (s *memSink) StartReplace(ctx context.Context, table string, from, to []str
 	return id, nil
 }
 
-func (s *memSink) EndReplace(ctx context.Context, table, id string) error {
+func (s *MemSink) EndReplace(ctx context.Context, table, id string) error {
 	if err := pinot.CheckGuard(ctx, pinot.Write{Op: pinot.OpEndReplace, Table: table, Destructive: true}); err != nil {
 		return err
 	}
@@ -80,7 +82,7 @@ func (s *memSink) EndReplace(ctx context.Context, table, id string) error {
 	defer s.mu.Unlock()
 	r, ok := s.open[id]
 	if !ok {
-		return fmt.Errorf("memSink: end replace %s: no such open replacement", id)
+		return fmt.Errorf("MemSink: end replace %s: no such open replacement", id)
 	}
 	delete(s.open, id)
 	for _, n := range r.from {
@@ -92,7 +94,7 @@ func (s *memSink) EndReplace(ctx context.Context, table, id string) error {
 	return nil
 }
 
-func (s *memSink) RevertReplace(ctx context.Context, table, id string) error {
+func (s *MemSink) RevertReplace(ctx context.Context, table, id string) error {
 	if err := pinot.CheckGuard(ctx, pinot.Write{Op: pinot.OpRevertReplace, Table: table, Destructive: true}); err != nil {
 		return err
 	}
@@ -102,7 +104,7 @@ func (s *memSink) RevertReplace(ctx context.Context, table, id string) error {
 	return nil
 }
 
-func (s *memSink) DeleteSegments(ctx context.Context, table string, names []string) error {
+func (s *MemSink) DeleteSegments(ctx context.Context, table string, names []string) error {
 	if err := pinot.CheckGuard(ctx, pinot.Write{Op: pinot.OpDeleteSegments, Table: table, Segments: names, Destructive: true}); err != nil {
 		return err
 	}
