@@ -83,7 +83,7 @@ func TestCrash_SIGKILLDuringMaintenanceConverges(t *testing.T) {
 	c.waitConverged("events", 60*time.Second)
 	phases, ops := map[string]int{}, map[string]int{}
 	moments := []string{"plan", "build", "commit", "random", "swap", "push"}
-	const rounds = 6
+	const rounds = 5
 	for round := range rounds {
 		ops[c.lake.maintain(rng, round)]++
 		c.waitMoment(r, "events", moments[round%len(moments)], rng)

@@ -51,8 +51,8 @@ func streamScenario(t *testing.T, event string, pc *testpeer.PinotCluster) {
 	rdb := redis.NewClient(&redis.Options{Addr: strings.TrimSuffix(strings.TrimPrefix(c.redisURL, "redis://"), "/0")})
 	defer rdb.Close()
 
-	c.lake.overwrite(60_000)
-	c.lake.appendFiles(23, 60_000) // 24 units replace the 8 segments
+	c.lake.overwrite(40_000)
+	c.lake.appendFiles(23, 40_000) // 24 units replace the 8 segments
 	c.replicas[0].call(t, "POST", "/api/v1/tables/"+table+"/trigger", map[string]any{}, nil)
 	holder, _ := c.waitHolder(rdb, table, freeze, 10*time.Second)
 	c.waitStreaming(holder, table, 30*time.Second)
