@@ -20,7 +20,6 @@ import (
 // random ones, across backfills (batched appends) and overwrites (atomic
 // replaces), while the table keeps changing between kills.
 func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	seed := seedFromEnv(rand.Uint64())
 	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
@@ -68,7 +67,6 @@ func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
 // leave no size tier with more than mergeSmallUnits units: without merges
 // the last three runs alone would leave three units of one file each.
 func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	seed := seedFromEnv(rand.Uint64())
 	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 2))
@@ -131,7 +129,6 @@ func TestCrash_SIGKILLDuringMergesConverges(t *testing.T) {
 // between rounds put the next compaction over a remapped group and new
 // files together.
 func TestCrash_SIGKILLDuringRemapConverges(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	seed := seedFromEnv(rand.Uint64())
 	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 3))

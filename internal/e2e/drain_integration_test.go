@@ -31,7 +31,6 @@ import (
 // With E2E_DRAIN_REPORT set to docs/benchmarks.md the takeover times are
 // written there (make bench-drain).
 func TestDrain_SIGTERMHandsTheTableOver(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	const ttl = 10 * time.Second
 	c := newCluster(t, settings{replicas: 2, leaseTTL: ttl, batchFiles: 2, buildParallelism: 1,
 		claimTimeout: 2 * time.Second, schedule: "* * * * * ?", drainGrace: 300 * time.Millisecond})

@@ -71,7 +71,6 @@ func (l *lake) maintain(rng *rand.Rand, i int) string {
 // rows with no orphan segment, no leftover temporary file and no run left
 // RUNNING.
 func TestCrash_SIGKILLDuringMaintenanceConverges(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	seed := seedFromEnv(rand.Uint64())
 	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 4))

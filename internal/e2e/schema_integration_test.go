@@ -28,7 +28,6 @@ import (
 // 1.5.1's engine), every segment was rebuilt, and the segments hold
 // exactly the snapshot's rows (I2).
 func TestSchema_MetadataOnlyChangesAppliedByTheCheck(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	c := newCluster(t, settings{replicas: 1, leaseTTL: 10 * time.Second, batchFiles: 4, buildParallelism: 1,
 		claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?", lagInterval: time.Second})
 	c.lake.appendFiles(3, 100)

@@ -15,7 +15,6 @@ import (
 // uploads units. One replica is SIGKILLed mid-run — a builder in one case,
 // the lease holder in the other — and the result is still exact (I2).
 func TestShared_ThreeReplicasBackfill(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	for _, victim := range []string{"builder", "holder"} {
 		t.Run("kill "+victim, func(t *testing.T) {
 			c := newCluster(t, settings{replicas: 3, leaseTTL: 3 * time.Second, batchFiles: 12, buildParallelism: 1,

@@ -24,7 +24,6 @@ import (
 // table ends exact: the rows of the snapshot once each, no orphan segment,
 // no open replacement, no temporary or work file left.
 func TestStream_ReplacementSurvivesKillAndFreeze(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	for _, event := range []string{"kill holder", "freeze builder"} {
 		t.Run(event, func(t *testing.T) { streamScenario(t, event, nil) })
 	}
@@ -33,7 +32,6 @@ func TestStream_ReplacementSurvivesKillAndFreeze(t *testing.T) {
 // The same against a real Pinot cluster: the replacement is a segment
 // lineage entry on the controller, and the broker's answers are checked.
 func TestStream_ReplacementSurvivesKillAndFreezeCluster(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	pc := testpeer.StartPinot(t)
 	for _, event := range []string{"kill holder", "freeze builder"} {
 		t.Run(event, func(t *testing.T) { streamScenario(t, event, pc) })

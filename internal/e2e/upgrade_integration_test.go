@@ -38,7 +38,6 @@ const previousRelease = "75062f603869330473783f853f158b25f6ebd802"
 // newer than it reads (checkpoint/doc.go, "Format versions") refuses it
 // with an error naming the record and the version, without touching it.
 func TestUpgrade_RollingRestartFromPreviousRelease(t *testing.T) {
-	t.Parallel() // its own redis-server, replicas, lake and sink: runs beside the other parallel tests
 	oldBin, commit := testpeer.BuildFloeAt(t, previousRelease)
 	oldMax := formatCurrentAt(t, commit)
 	c := newCluster(t, settings{replicas: 2, leaseTTL: 5 * time.Second, batchFiles: 2, buildParallelism: 1,
