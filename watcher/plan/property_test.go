@@ -289,15 +289,6 @@ func (w goWriter) step(rng *rand.Rand) (string, bool) {
 	case r < 46:
 		w.deleteRows(idRange(lo, hi), table.WriteModeCopyOnWrite)
 		return "cow-delete", true
-	case r >= 59 && r < 62 && w.cfg.version == 2:
-		if r == 61 && len(w.positionDeletes()) > 0 {
-			w.rewritePositionDeletes(false) // rewrite_position_delete_files
-			return "pos-rewrite", true
-		}
-		if w.positionDeleteAt(rng) {
-			return "pos-delete-file", true
-		}
-		return "pos-delete-none", true
 	case r < 62 && v2:
 		w.deleteRows(idRange(lo, hi), table.WriteModeMergeOnRead)
 		if w.cfg.version >= 3 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -165,26 +164,6 @@ func (l *lake) positionDelete(df iceberg.DataFile, pos []int64) {
 	if _, err := tx.Commit(ctx); err != nil {
 		l.t.Fatalf("commit position deletes: %v", err)
 	}
-}
-
-// positionDeleteAt commits a position delete file of up to 3 random
-// positions of a random live data file; false when there is none.
-func (l *lake) positionDeleteAt(rng *rand.Rand) bool {
-	tasks, err := l.load().Scan().PlanFiles(context.Background())
-	if err != nil {
-		l.t.Fatal(err)
-	}
-	if len(tasks) == 0 {
-		return false
-	}
-	df := tasks[rng.IntN(len(tasks))].File
-	pos := make([]int64, 1+rng.IntN(3))
-	for i := range pos {
-		pos[i] = rng.Int64N(df.Count())
-	}
-	slices.Sort(pos)
-	l.positionDelete(df, slices.Compact(pos))
-	return true
 }
 
 // rewritePositionDeletes rewrites every live position delete file into
