@@ -18,13 +18,9 @@ import (
 // file holds the rows of its share of old files (copies of a file written
 // once per share size, so that large tables compact in seconds).
 func (l *Lake) Compact(ctx context.Context, into int) error {
-	tbl, err := l.Load(ctx)
+	tbl, tasks, err := l.liveFiles(ctx)
 	if err != nil {
 		return err
-	}
-	tasks, err := tbl.Scan().PlanFiles(ctx)
-	if err != nil {
-		return fmt.Errorf("plan files: %w", err)
 	}
 	into = max(1, min(into, len(tasks)))
 	q, r := len(tasks)/into, len(tasks)%into
@@ -97,4 +93,17 @@ func (l *Lake) writeShare(ctx context.Context, tbl *table.Table, share int) (str
 		path = strings.TrimPrefix(df.FilePath(), "file://")
 	}
 	return path, nil
+}
+
+// liveFiles loads the table and its live data files (one scan task each).
+func (l *Lake) liveFiles(ctx context.Context) (*table.Table, []table.FileScanTask, error) {
+	tbl, err := l.Load(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tasks, err := tbl.Scan().PlanFiles(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("plan files: %w", err)
+	}
+	return tbl, tasks, nil
 }

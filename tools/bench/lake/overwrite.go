@@ -10,13 +10,9 @@ import (
 // the template in one overwrite snapshot (an INSERT OVERWRITE of the whole
 // table).
 func (l *Lake) Overwrite(ctx context.Context, files int) error {
-	tbl, err := l.Load(ctx)
+	tbl, tasks, err := l.liveFiles(ctx)
 	if err != nil {
 		return err
-	}
-	tasks, err := tbl.Scan().PlanFiles(ctx)
-	if err != nil {
-		return fmt.Errorf("plan files: %w", err)
 	}
 	old := make([]string, len(tasks))
 	for i, tk := range tasks {
