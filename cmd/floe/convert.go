@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -109,17 +108,11 @@ func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
-		if err != nil {
-			return fmt.Errorf("convert: create cpu profile: %w", err)
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return fmt.Errorf("convert: start cpu profile: %w", err)
-		}
-		defer pprof.StopCPUProfile()
+	stop, err := startCPUProfile("convert", o.cpuProfile)
+	if err != nil {
+		return err
 	}
+	defer stop()
 	start := time.Now()
 	res, out, err := runConvert(ctx, o, stderr)
 	if err != nil {

@@ -19,12 +19,18 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfgPath := configFlag(fs)
 	tableName := fs.String("table", "", "external table to sync (required)")
 	quiet := fs.Bool("quiet", false, "show no progress (default: a bar on a terminal, a line every few seconds otherwise)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole process to this file")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *tableName == "" {
 		return fmt.Errorf("sync: -table is required")
 	}
+	stop, err := startCPUProfile("sync", *cpuProfile)
+	if err != nil {
+		return err
+	}
+	defer stop()
 	cfg, err := loadConfig(*cfgPath)
 	if err != nil {
 		return err

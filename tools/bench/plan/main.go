@@ -58,7 +58,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.IntVar(&o.perBatch, "per-commit", 100, "data files added per commit while building a table (so 10,000 files make 100 manifests)")
 	fs.StringVar(&o.dir, "dir", ".cache/bench/plan", "scratch directory for the tables (recreated)")
 	fs.StringVar(&o.report, "report", "", "Markdown file whose plan-benchmark block is rewritten (empty: print only)")
-	fs.StringVar(&o.profile, "cpuprofile", "", "write CPU profiles of the whole runs to this file (.<files>) and of the warm runs (.warm.<files>)")
+	fs.StringVar(&o.profile, "cpuprofile", "", "write CPU profiles of the whole runs to this file (.<files>), of the warm runs (.warm.<files>) and of the last cold floe sync process (.cold.<files>)")
 	fs.StringVar(&o.floe, "floe", "", "floe binary: also measure one-file syncs as whole `floe sync` processes (cold) and warm runs")
 	fs.BoolVar(&o.processOnly, "process-only", false, "measure only the floe processes and warm runs (needs -floe)")
 	fs.BoolVar(&o.compact, "compact", true, "with -floe: then compact each table into a hundredth of its files and measure the remap as a floe sync process and a warm run")
@@ -142,11 +142,7 @@ func measureSize(ctx context.Context, o options, lk *lake.Lake, n int, stderr io
 	if o.floe != "" {
 		fmt.Fprintf(stderr, "planbench: %d floe sync processes and warm runs on %d files\n", o.runs, lk.Files)
 		res.procFiles = lk.Files
-		warmProfile := ""
-		if o.profile != "" {
-			warmProfile = o.profile + ".warm"
-		}
-		procs, err := measureProcesses(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "procs"), o.floe, o.runs, warmProfile, o.compact)
+		procs, err := measureProcesses(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "procs"), o.floe, o.runs, o.profile, o.compact)
 		if err != nil {
 			return res, err
 		}

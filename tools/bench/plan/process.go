@@ -48,8 +48,9 @@ type procResult struct {
 // pays per run once it has synced the table). With compact, the table is
 // then compacted into a hundredth of its files and the remap that follows
 // is measured both ways (compact.go).
-// profile, when set, is where the warm runs' CPU profile goes (and the
-// warm remap's, with the suffix .compact).
+// profile, when set, names the CPU profiles: the last cold process's
+// (.cold.<files>), the warm runs' (.warm.<files>) and the warm remap's
+// (.warm.compact.<files>).
 func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, runs int, profile string, compact bool) (procResult, error) {
 	dir, err := filepath.Abs(dir) // floe's security.localRoots must be absolute
 	if err != nil {
@@ -64,7 +65,11 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 		if err := l.AddFiles(ctx, 1); err != nil {
 			return procResult{}, err
 		}
-		c, out, err := syncProcess(ctx, floeBin, env)
+		var args []string
+		if profile != "" && i == runs { // the last cold process is profiled
+			args = []string{"-cpuprofile", fmt.Sprintf("%s.cold.%d", profile, l.Files)}
+		}
+		c, out, err := syncProcess(ctx, floeBin, env, args...)
 		if err != nil {
 			return procResult{}, err
 		}
@@ -81,7 +86,11 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 	}
 	defer store.Close()
 	w := warmWatcher(store, l, dir)
-	stop := startProfile(profile, l.Files)
+	warmProfile := ""
+	if profile != "" {
+		warmProfile = profile + ".warm"
+	}
+	stop := startProfile(warmProfile, l.Files)
 	warm, err := warmRuns(ctx, l, w, runs)
 	stop()
 	if err != nil {
@@ -89,7 +98,7 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 	}
 	res := procResult{cold: procMedian(cold), warm: procMedian(warm)}
 	if compact {
-		c, err := measureCompactionProcesses(ctx, l, w, dir, floeBin, env, profile)
+		c, err := measureCompactionProcesses(ctx, l, w, dir, floeBin, env, warmProfile)
 		if err != nil {
 			return res, err
 		}
@@ -147,12 +156,13 @@ func seedStore(ctx context.Context, l *lake.Lake, dir string) ([]string, error) 
 // shares the parent's memory until it execs), and the benchmark holds a
 // large table's catalog and checkpoint.
 // It returns the process's output too: the run's line, then the usage.
-func syncProcess(ctx context.Context, floeBin string, env []string) (procStat, string, error) {
+// args are more flags for floe sync.
+func syncProcess(ctx context.Context, floeBin string, env []string, args ...string) (procStat, string, error) {
 	self, err := os.Executable()
 	if err != nil {
 		return procStat{}, "", err
 	}
-	cmd := exec.CommandContext(ctx, self, spawnArg, floeBin, "sync", "-table", seedTable, "-quiet")
+	cmd := exec.CommandContext(ctx, self, append([]string{spawnArg, floeBin, "sync", "-table", seedTable, "-quiet"}, args...)...)
 	cmd.Env = env
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
