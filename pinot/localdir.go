@@ -59,12 +59,15 @@ import (
 type LocalDir struct {
 	root  string
 	owner tempOwner
+	cache *stateCache
 }
 
 var _ Uploader = (*LocalDir)(nil)
 
 // NewLocalDir returns an Uploader writing under root.
-func NewLocalDir(root string) *LocalDir { return &LocalDir{root: root, owner: thisProcess()} }
+func NewLocalDir(root string) *LocalDir {
+	return &LocalDir{root: root, owner: thisProcess(), cache: newStateCache()}
+}
 
 const (
 	stateDirName = "state"
@@ -143,11 +146,16 @@ func (d *LocalDir) load(table string) (*tableTx, error) {
 		if err != nil {
 			return nil, fmt.Errorf("read state of %s: %w", table, err)
 		}
+		if served, l, ok := d.cache.get(table, raw); ok {
+			return newTx(d, table, seq, raw, served, l), nil
+		}
 		var f stateFile
 		if err := json.Unmarshal(raw, &f); err != nil {
 			return nil, fmt.Errorf("read state of %s (version %d): %w", table, seq, err)
 		}
-		return newTx(d, table, seq, raw, f.Served, f.Lineage), nil
+		tx := newTx(d, table, seq, raw, f.Served, f.Lineage)
+		d.cache.put(table, raw, tx.served, tx.lineage)
+		return tx, nil
 	}
 	return nil, fmt.Errorf("read state of %s: %w", table, errStateContended)
 }
@@ -287,6 +295,7 @@ func (d *LocalDir) publish(tx *tableTx) (bool, error) {
 		os.Remove(d.versionPath(tx.table, s)) // best effort; another writer may prune it too
 	}
 	tx.seq, tx.raw = next, b
+	d.cache.put(tx.table, b, tx.served, tx.lineage)
 	return true, nil
 }
 
@@ -296,7 +305,7 @@ func (tx *tableTx) encode() ([]byte, error) {
 	slices.Sort(tx.served)
 	tx.served = nonNil(slices.Compact(tx.served))
 	tx.lineage.pruneFinished()
-	b, err := json.MarshalIndent(stateFile{Served: tx.served, Lineage: tx.lineage}, "", "  ")
+	b, err := json.Marshal(stateFile{Served: tx.served, Lineage: tx.lineage})
 	if err != nil {
 		return nil, fmt.Errorf("encode state of %s: %w", tx.table, err)
 	}
@@ -311,6 +320,12 @@ func (tx *tableTx) kept() map[string]bool {
 		keep[s] = true
 	}
 	return keep
+}
+
+// keeps reports whether kept holds name, without building the set (an
+// upload asks it once per segment of a table that may serve thousands).
+func (tx *tableTx) keeps(name string) bool {
+	return slices.Contains(tx.served, name) || tx.lineage.opensTo(name)
 }
 
 // removeRetired removes, best effort, the tarballs of names that the
@@ -341,8 +356,11 @@ func (d *LocalDir) removeRetired(table string, names []string) {
 		return
 	}
 	tx, err = d.load(table)
+	if err == nil {
+		keep = tx.kept()
+	}
 	for name, tmp := range aside {
-		if err != nil || tx.kept()[name] {
+		if err != nil || keep[name] {
 			_ = os.Link(tmp, d.tarball(table, name))
 		}
 		os.Remove(tmp)
@@ -405,7 +423,7 @@ func (d *LocalDir) Upload(ctx context.Context, table string, seg Segment) error 
 			}
 			placed = true
 		}
-		if tx.kept()[seg.Name] {
+		if tx.keeps(seg.Name) {
 			return nil, nil
 		}
 		tx.served = append(tx.served, seg.Name)
@@ -439,7 +457,7 @@ func (d *LocalDir) keepPlaced(ctx context.Context, w Write, table string, seg Se
 		return nil
 	}
 	tx, err := d.load(table)
-	if err != nil || !tx.kept()[seg.Name] {
+	if err != nil || !tx.keeps(seg.Name) {
 		return err
 	}
 	tmp, err := d.copyToTemp(seg.TarPath, d.tarball(table, seg.Name))
@@ -456,7 +474,11 @@ func (d *LocalDir) DeleteSegments(ctx context.Context, table string, names []str
 		return nil
 	}
 	_, err := d.update(ctx, table, func(tx *tableTx) (*Write, error) {
-		tx.served = slices.DeleteFunc(tx.served, func(s string) bool { return slices.Contains(names, s) })
+		gone := make(map[string]bool, len(names))
+		for _, n := range names {
+			gone[n] = true
+		}
+		tx.served = slices.DeleteFunc(tx.served, func(s string) bool { return gone[s] })
 		return &Write{Op: OpDeleteSegments, Table: table, Segments: names, Destructive: true}, nil
 	})
 	if err != nil {

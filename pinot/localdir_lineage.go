@@ -76,6 +76,16 @@ func (l *localLineage) openTo() map[string]bool {
 	return out
 }
 
+// opensTo reports whether an open replacement's To list names segment.
+func (l *localLineage) opensTo(segment string) bool {
+	for _, e := range l.Entries {
+		if e.State == lineageInProgress && slices.Contains(e.To, segment) {
+			return true
+		}
+	}
+	return false
+}
+
 // reverted returns the reverted entry whose To list names segment, or "".
 func (l *localLineage) reverted(segment string) string {
 	for id, e := range l.Entries {

@@ -454,3 +454,49 @@ func TestLocalDir_SegmentLineage(t *testing.T) {
 		t.Fatalf("an ended replacement is still listed open: %+v", l.Replacements)
 	}
 }
+
+// A LocalDir keeps the state it last read or published decoded; a
+// version another writer published since is read from disk, and what a
+// caller does with a returned list never reaches the next read.
+func TestLocalDir_CachedStateFollowsOtherWriters(t *testing.T) {
+	ctx := context.Background()
+	d1, root := newLocalDir(t)
+	d2 := pinot.NewLocalDir(root)
+	tar := filepath.Join(t.TempDir(), "s.tar.gz")
+	if err := os.WriteFile(tar, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	up := func(d *pinot.LocalDir, name string) {
+		t.Helper()
+		if err := d.Upload(ctx, "t", pinot.Segment{Name: name, TarPath: tar}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	up(d1, "a")
+	wantServed(t, d1, "a")
+	up(d2, "b")
+	wantServed(t, d1, "a", "b")
+	id, err := d1.StartReplace(ctx, "t", []string{"a"}, []string{"c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up(d2, "c") // d2 reads the open replacement d1 published: c is not served yet
+	wantServed(t, d2, "a", "b")
+	if err := d2.EndReplace(ctx, "t", id); err != nil {
+		t.Fatal(err)
+	}
+	wantServed(t, d1, "b", "c")
+	got, err := d1.ListSegments(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got[0] = "changed by the caller"
+	wantServed(t, d1, "b", "c")
+	if err := d1.DeleteSegments(ctx, "t", []string{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	wantServed(t, d2, "c")
+	if got := tarballs(t, root); strings.Join(got, ",") != "c" {
+		t.Fatalf("tarballs %v, want only c", got)
+	}
+}
