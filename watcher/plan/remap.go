@@ -155,6 +155,10 @@ func (j *job) replaceStep(ctx context.Context, s table.Snapshot) (replaceStep, e
 		if err != nil {
 			return step, err
 		}
+		if m.ManifestContent() == iceberg.ManifestContentData {
+			step.added = slices.Grow(step.added, int(m.AddedDataFiles()))
+			step.removed = slices.Grow(step.removed, int(m.DeletedDataFiles()))
+		}
 		for _, e := range es {
 			if e.snapshotID != s.SnapshotID {
 				continue
@@ -292,10 +296,9 @@ func (j *job) remapGroup(g groupFiles, lv *live, idx *deleteIndex, h *history) (
 	segs := map[string]bool{}
 	out.Old = make([]string, len(g.old))
 	for i, id := range g.old {
-		fs := &ft.state[id]
 		out.Old[i] = ft.paths[id]
-		out.Rows += fs.Rows
-		for _, s := range fs.Segments {
+		out.Rows += ft.rows[id]
+		for _, s := range ft.segments[id] {
 			segs[s] = true
 		}
 	}
@@ -361,7 +364,7 @@ func shareOut(g *Remap, files []string) {
 func (ft *fileTable) emptied(old []int32) string {
 	var rows int64
 	for _, id := range old {
-		rows += ft.state[id].Rows
+		rows += ft.rows[id]
 	}
 	if rows == 0 {
 		return ""

@@ -20,16 +20,17 @@ type fileTable struct {
 	addedAt, removedAt []int32
 	// parent links the files into sets (union-find).
 	parent []int32
-	// inCP and state say whether the checkpoint holds the file and with
-	// which entry (filled by link).
-	inCP  []bool
-	state []checkpoint.FileState
+	// inCP says whether the checkpoint holds the file, rows and segments
+	// what its entry records (filled by link).
+	inCP     []bool
+	rows     []int64
+	segments [][]string
 }
 
 func newFileTable(n int) fileTable {
 	return fileTable{ids: make(map[string]int32, n), paths: make([]string, 0, n), addedAt: make([]int32, 0, n),
 		removedAt: make([]int32, 0, n), parent: make([]int32, 0, n), inCP: make([]bool, 0, n),
-		state: make([]checkpoint.FileState, 0, n)}
+		rows: make([]int64, 0, n), segments: make([][]string, 0, n)}
 }
 
 // add numbers path, once.
@@ -44,8 +45,14 @@ func (ft *fileTable) add(path string) int32 {
 	ft.removedAt = append(ft.removedAt, -1)
 	ft.parent = append(ft.parent, id)
 	ft.inCP = append(ft.inCP, false)
-	ft.state = append(ft.state, checkpoint.FileState{})
+	ft.rows = append(ft.rows, 0)
+	ft.segments = append(ft.segments, nil)
 	return id
+}
+
+// record notes the checkpoint entry of the file numbered id.
+func (ft *fileTable) record(id int32, fs checkpoint.FileState) {
+	ft.inCP[id], ft.rows[id], ft.segments[id] = true, fs.Rows, fs.Segments
 }
 
 // marked reports whether path is numbered and marked in marks (indexed
@@ -88,7 +95,7 @@ func (h *history) link(cp checkpoint.Checkpoint) [][]int32 {
 	groups := map[string]bool{}
 	for id, path := range ft.paths {
 		if fs, ok := cp.Files[path]; ok {
-			ft.inCP[id], ft.state[id] = true, fs
+			ft.record(int32(id), fs)
 			if fs.Group != "" {
 				groups[fs.Group] = true
 			}
@@ -111,7 +118,7 @@ func (ft *fileTable) linkUnits(cp checkpoint.Checkpoint, groups map[string]bool)
 		id, ok := ft.ids[path]
 		if !ok {
 			id = ft.add(path)
-			ft.inCP[id], ft.state[id] = true, fs
+			ft.record(id, fs)
 		}
 		if r, ok := first[fs.Group]; ok {
 			ft.union(r, id)
