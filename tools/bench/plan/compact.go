@@ -34,21 +34,23 @@ type compactRun struct {
 
 // measureCompactionProcesses compacts the table, copies the store as it
 // is (the processes' Bolt store is locked by the open watcher, and each
-// remap moves the checkpoint, so the cold process remaps from the copy),
-// then measures the warm watcher's remap and a `floe sync` process's on
-// the copy. Both must build, retire and push nothing.
+// remap moves the checkpoint, so the cold processes remap from copies),
+// then measures the warm watcher's remap and the median of runs `floe
+// sync` processes', each on a fresh copy (as the one-file syncs it is
+// compared with are medians). Every one must build, retire and push
+// nothing.
 func measureCompactionProcesses(ctx context.Context, l *lake.Lake, w *watcher.Watcher, dir, floeBin string,
-	env []string, profile string) (compactStat, error) {
+	env []string, profile string, runs int) (compactStat, error) {
 	from := l.Files
 	if err := l.Compact(ctx, l.Files/100); err != nil {
 		return compactStat{}, err
 	}
 	out := compactStat{from: from, into: l.Files}
-	coldDB := filepath.Join(dir, "compact", "floe.db")
+	pristine, coldDB := filepath.Join(dir, "compact", "pristine.db"), filepath.Join(dir, "compact", "floe.db")
 	if err := os.MkdirAll(filepath.Dir(coldDB), 0o755); err != nil {
 		return out, err
 	}
-	if err := copyFile(filepath.Join(dir, "floe.db"), coldDB); err != nil {
+	if err := copyFile(filepath.Join(dir, "floe.db"), pristine); err != nil {
 		return out, err
 	}
 	sink := filepath.Join(dir, "segments")
@@ -62,9 +64,17 @@ func measureCompactionProcesses(ctx context.Context, l *lake.Lake, w *watcher.Wa
 	if err != nil {
 		return out, err
 	}
-	if out.cold, err = coldRemap(ctx, floeBin, append(env, "FLOE_STORE_PATH="+coldDB), coldDB, sink); err != nil {
-		return out, err
+	var costs []procStat
+	for range runs {
+		if err := copyFile(pristine, coldDB); err != nil {
+			return out, err
+		}
+		if out.cold, err = coldRemap(ctx, floeBin, append(env, "FLOE_STORE_PATH="+coldDB), coldDB, sink); err != nil {
+			return out, err
+		}
+		costs = append(costs, out.cold.cost)
 	}
+	out.cold.cost = procMedian(costs)
 	return out, nil
 }
 

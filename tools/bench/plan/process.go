@@ -89,7 +89,7 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 	}
 	res := procResult{cold: procMedian(cold), warm: procMedian(warm)}
 	if compact {
-		c, err := measureCompactionProcesses(ctx, l, w, dir, floeBin, env, profile)
+		c, err := measureCompactionProcesses(ctx, l, w, dir, floeBin, env, profile, runs)
 		if err != nil {
 			return res, err
 		}
