@@ -80,7 +80,7 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 		return procResult{}, err
 	}
 	defer store.Close()
-	w := warmWatcher(store, l, dir)
+	w := warmWatcher(store, lake.Loader{Lake: l}, dir)
 	stop := startProfile(profile, l.Files)
 	warm, err := warmRuns(ctx, l, w, runs)
 	stop()
@@ -197,8 +197,8 @@ func spawn(args []string) int {
 
 // warmWatcher is the long-lived watcher of the warm runs, on the store
 // and sink the processes use, as `floe serve` runs the table.
-func warmWatcher(store checkpoint.Store, l *lake.Lake, dir string) *watcher.Watcher {
-	return watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: &watcher.IcebergBuilder{},
+func warmWatcher(store checkpoint.Store, loader watcher.TableLoader, dir string) *watcher.Watcher {
+	return watcher.New(watcher.Deps{Store: store, Loader: loader, Builder: &watcher.IcebergBuilder{},
 		Uploader: pinot.NewLocalDir(filepath.Join(dir, "segments"))},
 		watcher.Options{Owner: "bench-serve", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 64,
 			Plan: procPlan})

@@ -106,13 +106,6 @@ func BenchmarkPlanner_Remap(b *testing.B) {
 	})
 }
 
-// fixedLoader serves the table as set, whatever table record asks.
-type fixedLoader struct{ tbl *table.Table }
-
-func (ld *fixedLoader) LoadTable(context.Context, checkpoint.Table) (*watcher.Source, error) {
-	return &watcher.Source{Table: ld.tbl, MetadataLocation: ld.tbl.MetadataLocation()}, nil
-}
-
 // BenchmarkWatcher_Remap measures the whole run after the compaction of
 // 10,000 files into 100 by a new watcher on a Bolt store (it reads the
 // checkpoint and the manifests, as a `floe sync` process does, less the
