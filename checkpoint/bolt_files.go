@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -33,24 +34,27 @@ func (b *Bolt) CommitCheckpointDelta(_ context.Context, lease Lease, d Checkpoin
 
 // applyBoltDelta writes d's files and returns the new file count, kept
 // from the old header's count so a commit costs the size of the delta.
+// Deletions go in key order, each found once by a cursor; a delta that
+// deletes at least half of the table's files (a compaction's remap)
+// rewrites the bucket with the files that stay instead.
 func applyBoltDelta(tx *bolt.Tx, table string, d CheckpointDelta) (int, error) {
 	var old checkpointHeader
 	if err := getJSON(tx.Bucket(bktCheckpoints), table, "checkpoint of table "+quote(table), &old); err != nil && !errors.Is(err, ErrNotFound) {
 		return 0, err
 	}
-	count := old.FileCount
-	bkt, err := tx.Bucket(bktFiles).CreateBucketIfNotExists([]byte(table))
+	parent, key, dels := tx.Bucket(bktFiles), []byte(table), d.deletions()
+	var (
+		bkt   *bolt.Bucket
+		count int
+		err   error
+	)
+	if len(dels) > 0 && 2*len(dels) >= old.FileCount && parent.Bucket(key) != nil {
+		bkt, count, err = rewriteFiles(parent, key, dels)
+	} else {
+		bkt, count, err = deleteFiles(parent, key, dels, old.FileCount)
+	}
 	if err != nil {
 		return 0, err
-	}
-	for _, p := range d.deletions() {
-		if bkt.Get([]byte(p)) == nil {
-			continue
-		}
-		count--
-		if err := bkt.Delete([]byte(p)); err != nil {
-			return 0, fmt.Errorf("delete file %q: %w", p, err)
-		}
 	}
 	for p, fs := range d.Set {
 		if bkt.Get([]byte(p)) == nil {
@@ -65,6 +69,60 @@ func applyBoltDelta(tx *bolt.Tx, table string, d CheckpointDelta) (int, error) {
 		}
 	}
 	return count, nil
+}
+
+// deleteFiles removes the sorted paths dels from the table's file bucket
+// (created when missing) and returns it with count less the files it
+// held.
+func deleteFiles(parent *bolt.Bucket, key []byte, dels []string, count int) (*bolt.Bucket, int, error) {
+	bkt, err := parent.CreateBucketIfNotExists(key)
+	if err != nil {
+		return nil, 0, err
+	}
+	c := bkt.Cursor()
+	for _, p := range dels {
+		if k, _ := c.Seek([]byte(p)); k == nil || string(k) != p {
+			continue
+		}
+		if err := c.Delete(); err != nil {
+			return nil, 0, fmt.Errorf("delete file %q: %w", p, err)
+		}
+		count--
+	}
+	return bkt, count, nil
+}
+
+// rewriteFiles replaces the table's file bucket with one that holds its
+// files but the sorted paths dels, and returns it with its file count:
+// one ordered pass over the bucket, no search per deleted file.
+func rewriteFiles(parent *bolt.Bucket, key []byte, dels []string) (*bolt.Bucket, int, error) {
+	var stay [][2][]byte
+	c, i := parent.Bucket(key).Cursor(), 0
+	for k, v := c.First(); k != nil; k, v = c.Next() {
+		for i < len(dels) && dels[i] < string(k) {
+			i++
+		}
+		if i < len(dels) && dels[i] == string(k) {
+			continue
+		}
+		// Copied: the old bucket's pages are freed, and the file may be
+		// remapped before the commit writes the new one.
+		stay = append(stay, [2][]byte{bytes.Clone(k), bytes.Clone(v)})
+	}
+	if err := parent.DeleteBucket(key); err != nil {
+		return nil, 0, err
+	}
+	bkt, err := parent.CreateBucket(key)
+	if err != nil {
+		return nil, 0, err
+	}
+	bkt.FillPercent = 0.9 // keys go in sorted order
+	for _, kv := range stay {
+		if err := bkt.Put(kv[0], kv[1]); err != nil {
+			return nil, 0, fmt.Errorf("put file %q: %w", kv[0], err)
+		}
+	}
+	return bkt, len(stay), nil
 }
 
 // RecordSegments notes lease's token for names if lease is current.

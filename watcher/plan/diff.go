@@ -174,6 +174,7 @@ func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapp
 // (settle decides them from their manifest entries).
 func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapping) (*comparison, []candidate, string) {
 	c := newComparison(rm)
+	c.leave = make(map[string]bool, len(lv.gone)) // every gone file leaves
 	c.live = len(cp.Files) - len(lv.gone)
 	var unresolved []candidate
 	for path, f := range lv.files {
@@ -326,7 +327,7 @@ func keep(lv *live, cp checkpoint.Checkpoint, c *comparison) map[string]checkpoi
 			return cp.Files
 		}
 	}
-	out := make(map[string]checkpoint.FileState, len(cp.Files))
+	out := make(map[string]checkpoint.FileState, max(0, len(cp.Files)-len(c.leave))) // c.leave are checkpoint files
 	for path, fs := range cp.Files {
 		if c.leave[path] {
 			continue

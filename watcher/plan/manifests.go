@@ -111,7 +111,7 @@ func (j *job) entries(ctx context.Context, m iceberg.ManifestFile) ([]entry, err
 		return nil, err
 	}
 	var (
-		out  []entry
+		out  = make([]entry, 0, entryCount(m))
 		size = int64(len(key)) + 64
 	)
 	proj := iceberg.ManifestEntryProjection{IncludePruningStats: m.ManifestContent() == iceberg.ManifestContentDeletes ||
@@ -132,6 +132,21 @@ func (j *job) entries(ctx context.Context, m iceberg.ManifestFile) ([]entry, err
 	j.p.cache.put(key, out, size)
 	return out, nil
 }
+
+// entryCount is the number of entries the manifest list records for m
+// (0 when it records none, as v1 lists may not), to size the slice they
+// are read into; at most maxPresized, so that a count the manifest does
+// not hold costs no more than that.
+func entryCount(m iceberg.ManifestFile) int {
+	n := 0
+	for _, c := range []int32{m.AddedDataFiles(), m.ExistingDataFiles(), m.DeletedDataFiles()} {
+		n += int(max(0, c))
+	}
+	return min(n, maxPresized)
+}
+
+// maxPresized bounds entryCount.
+const maxPresized = 1 << 16
 
 // entrySize estimates the memory a decoded entry holds.
 func entrySize(df iceberg.DataFile, partition string) int64 {

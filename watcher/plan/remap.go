@@ -35,11 +35,18 @@ type Remap struct {
 // files it removed and added, each with its partition key.
 type replaceStep struct {
 	id             int64
-	removed, added map[string]string
+	removed, added []stepFile
 	// delRemoved and delAdded are the delete files it removed and added
 	// (rewrite_position_delete_files, deletes folded into a compaction).
 	delRemoved []liveDelete
 	delAdded   map[string]bool
+}
+
+// stepFile is a data file a replace step removed or added: its path, its
+// partition key, and its number in the history's file table (index).
+type stepFile struct {
+	path, partition string
+	id              int32
 }
 
 // history is what the snapshots since the checkpointed one did, as far as
@@ -50,9 +57,10 @@ type replaceStep struct {
 type history struct {
 	ops   map[int64]table.Operation
 	steps []replaceStep
-	// addedAt and removedAt index the steps by file: the step that added
-	// or removed it.
-	addedAt, removedAt map[string]int
+	// files numbers every data file of the steps (and, once linked, the
+	// checkpoint files of the units they touch) and records the step that
+	// added or removed it.
+	files fileTable
 	// delAdded are the delete files replace steps added; delRemoved those
 	// they removed that no earlier step added (deletes Pinot's rows
 	// reflect, when the checkpoint held them).
@@ -102,9 +110,14 @@ func (j *job) history(ctx context.Context, cp checkpoint.Checkpoint) (*history, 
 	return h, nil
 }
 
-// index fills addedAt and removedAt.
+// index numbers the steps' files and records the step that added or
+// removed each (the latest, as steps are oldest first).
 func (h *history) index() {
-	h.addedAt, h.removedAt, h.delAdded = map[string]int{}, map[string]int{}, map[string]bool{}
+	n := 0
+	for _, s := range h.steps {
+		n += len(s.removed) + len(s.added)
+	}
+	h.files, h.delAdded = newFileTable(n), map[string]bool{}
 	for i := range h.steps {
 		s := &h.steps[i]
 		for j := range s.delRemoved {
@@ -115,11 +128,13 @@ func (h *history) index() {
 		for p := range s.delAdded {
 			h.delAdded[p] = true
 		}
-		for p := range s.added {
-			h.addedAt[p] = i
+		for k := range s.added {
+			id := h.files.add(s.added[k].path)
+			s.added[k].id, h.files.addedAt[id] = id, int32(i)
 		}
-		for p := range s.removed {
-			h.removedAt[p] = i
+		for k := range s.removed {
+			id := h.files.add(s.removed[k].path)
+			s.removed[k].id, h.files.removedAt[id] = id, int32(i)
 		}
 	}
 }
@@ -127,8 +142,7 @@ func (h *history) index() {
 // replaceStep reads the data files snapshot s removed and added: the
 // entries of s in the data manifests s wrote (as foldSnapshot does).
 func (j *job) replaceStep(ctx context.Context, s table.Snapshot) (replaceStep, error) {
-	step := replaceStep{id: s.SnapshotID, removed: map[string]string{}, added: map[string]string{},
-		delAdded: map[string]bool{}}
+	step := replaceStep{id: s.SnapshotID, delAdded: map[string]bool{}}
 	ms, err := j.manifests(ctx, s)
 	if err != nil {
 		return step, err
@@ -140,6 +154,10 @@ func (j *job) replaceStep(ctx context.Context, s table.Snapshot) (replaceStep, e
 		es, err := j.entries(ctx, m)
 		if err != nil {
 			return step, err
+		}
+		if m.ManifestContent() == iceberg.ManifestContentData {
+			step.added = slices.Grow(step.added, min(int(max(0, m.AddedDataFiles())), maxPresized))
+			step.removed = slices.Grow(step.removed, min(int(max(0, m.DeletedDataFiles())), maxPresized))
 		}
 		for _, e := range es {
 			if e.snapshotID != s.SnapshotID {
@@ -158,9 +176,9 @@ func (step *replaceStep) record(content iceberg.ManifestContent, e entry) error 
 	path := e.df.FilePath()
 	switch {
 	case content == iceberg.ManifestContentData && e.status == iceberg.EntryStatusADDED:
-		step.added[path] = e.partition
+		step.added = append(step.added, stepFile{path: path, partition: e.partition})
 	case content == iceberg.ManifestContentData && e.status == iceberg.EntryStatusDELETED:
-		step.removed[path] = e.partition
+		step.removed = append(step.removed, stepFile{path: path, partition: e.partition})
 	case e.status == iceberg.EntryStatusADDED:
 		step.delAdded[path] = true
 	case e.status == iceberg.EntryStatusDELETED:
@@ -176,10 +194,13 @@ func (step *replaceStep) record(content iceberg.ManifestContent, e entry) error 
 // remapping is what remap found: the groups remapped and, for the groups
 // that could not be, why.
 type remapping struct {
-	groups  []Remap
-	old     map[string]bool // checkpointed files the groups retire
-	new     map[string]bool // live files the groups own
-	reasons []string
+	groups []Remap
+	// files is the history's file table; old and new mark, by its
+	// numbers, the checkpointed files the groups retire and the live
+	// files they own.
+	files    *fileTable
+	old, new []bool
+	reasons  []string
 	// h and idx decide rewritten delete files (remap_deletes.go); the
 	// reasons they could not be trusted are by data file.
 	h              *history
@@ -187,8 +208,8 @@ type remapping struct {
 	rewriteReasons map[string]string
 }
 
-func (rm *remapping) retires(path string) bool { return rm != nil && rm.old[path] }
-func (rm *remapping) owns(path string) bool    { return rm != nil && rm.new[path] }
+func (rm *remapping) retires(path string) bool { return rm != nil && rm.files.marked(rm.old, path) }
+func (rm *remapping) owns(path string) bool    { return rm != nil && rm.files.marked(rm.new, path) }
 
 // remap finds the groups of files the replace snapshots since the
 // checkpoint rewrote and checks each before trusting it (P11). Files of
@@ -199,94 +220,52 @@ func (j *job) remap(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, h *his
 	if h == nil || (len(h.steps) == 0 && h.reason == "") {
 		return nil
 	}
-	rm := &remapping{old: map[string]bool{}, new: map[string]bool{}, h: h, idx: idx, rewriteReasons: map[string]string{}}
+	rm := &remapping{h: h, idx: idx, rewriteReasons: map[string]string{}}
 	if h.reason != "" {
 		rm.reasons = append(rm.reasons, h.reason)
 		return rm
 	}
-	comps := components(h, cp)
+	comps := h.link(cp)
+	rm.files = &h.files
+	rm.old, rm.new = make([]bool, len(h.files.paths)), make([]bool, len(h.files.paths))
 	for _, comp := range comps {
-		g, reason := j.remapGroup(comp, lv, cp, idx, h)
+		g := h.files.split(comp, lv)
+		r, reason := j.remapGroup(g, lv, idx, h)
 		switch {
 		case reason != "":
 			rm.reasons = append(rm.reasons, reason)
-		case g != nil:
-			rm.groups = append(rm.groups, *g)
-			for _, p := range g.Old {
-				rm.old[p] = true
+		case r != nil:
+			rm.groups = append(rm.groups, *r)
+			for _, id := range g.old {
+				rm.old[id] = true
 			}
-			for p := range g.Files {
-				rm.new[p] = true
+			for _, id := range g.fresh {
+				rm.new[id] = true
 			}
 		}
 	}
 	return rm
 }
 
-// components links the files of every replace step by partition, and
-// every checkpointed file among them with the members of its unit, and
-// returns the linked sets, each sorted, in the order of their first path.
-func components(h *history, cp checkpoint.Checkpoint) [][]string {
-	uf := unionFind{}
-	units := map[string]bool{}
-	for _, s := range h.steps {
-		first := map[string]string{}
-		for _, files := range []map[string]string{s.removed, s.added} {
-			for path, part := range files { // any order links the same sets
-				if f, ok := first[part]; ok {
-					uf.union(f, path)
-				} else {
-					first[part] = path
-					uf.find(path)
-				}
-				if fs, ok := cp.Files[path]; ok {
-					units[unitOf(path, fs)] = true
-				}
-			}
-		}
-	}
-	members := map[string]string{}
-	for path, fs := range cp.Files {
-		u := unitOf(path, fs)
-		if !units[u] {
-			continue
-		}
-		if m, ok := members[u]; ok {
-			uf.union(m, path)
-		} else {
-			members[u] = path
-			uf.find(path)
-		}
-	}
-	return uf.sets()
-}
-
-// unitOf names the unit a checkpointed file belongs to.
-func unitOf(path string, fs checkpoint.FileState) string {
-	if fs.Group != "" {
-		return fs.Group
-	}
-	return "\x00" + path
-}
-
-// groupFiles sorts the files of one component.
+// groupFiles sorts the files of one component, by their numbers in the
+// history's file table, each in path order.
 type groupFiles struct {
-	old, kept, fresh, between []string // in the checkpoint and gone / live; not in it and live / gone
+	old, kept, fresh, between []int32 // in the checkpoint and gone / live; not in it and live / gone
 }
 
-func splitGroup(comp []string, lv *live, cp checkpoint.Checkpoint) groupFiles {
+func (ft *fileTable) split(comp []int32, lv *live) groupFiles {
 	var g groupFiles
-	for _, path := range comp {
-		_, inCP := cp.Files[path]
-		switch live := lv.has(path); {
+	for _, id := range comp {
+		inCP := ft.inCP[id]
+		switch live := lv.has(ft.paths[id]); {
 		case inCP && !live:
-			g.old = append(g.old, path)
+			g.old = append(g.old, id)
 		case inCP:
-			g.kept = append(g.kept, path)
+			g.kept = append(g.kept, id)
 		case live:
-			g.fresh = append(g.fresh, path)
+			g.fresh = append(g.fresh, id)
 		default:
-			g.between = append(g.between, path)
+			g.between = append(g.between, id)
 		}
 	}
 	return g
@@ -295,44 +274,31 @@ func splitGroup(comp []string, lv *live, cp checkpoint.Checkpoint) groupFiles {
 // remapGroup checks one component and returns its Remap, nil when there
 // is nothing to remap (no checkpointed file or no new file in it), or the
 // reason the component is rebuilt instead.
-func (j *job) remapGroup(comp []string, lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, h *history) (*Remap, string) {
-	g := splitGroup(comp, lv, cp)
+func (j *job) remapGroup(g groupFiles, lv *live, idx *deleteIndex, h *history) (*Remap, string) {
+	ft := &h.files
 	if len(g.old) == 0 {
 		return nil, "" // nothing Pinot holds: the new files are built
 	}
 	if len(g.kept) > 0 {
-		return nil, fmt.Sprintf("the compaction of %s rewrote only part of its unit (%s stays)", g.old[0], g.kept[0])
+		return nil, fmt.Sprintf("the compaction of %s rewrote only part of its unit (%s stays)",
+			ft.paths[g.old[0]], ft.paths[g.kept[0]])
 	}
-	if reason := h.lineage(g, cp); reason != "" {
+	if reason := h.lineage(g); reason != "" {
 		return nil, reason
 	}
 	if len(g.fresh) == 0 {
-		return nil, emptied(g.old, cp)
+		return nil, ft.emptied(g.old)
 	}
-	part := lv.files[g.fresh[0]].partition
-	out := &Remap{Files: make(map[string]checkpoint.FileState, len(g.fresh))}
-	var newRows int64
-	for _, path := range g.fresh {
-		f := lv.files[path]
-		if f.partition != part {
-			return nil, fmt.Sprintf("the compaction of %s moved rows between partitions", g.old[0])
-		}
-		rows, reason := h.rowsAfterDeletes(path, f, idx)
-		if reason != "" {
-			return nil, reason
-		}
-		newRows += rows
-		fp, known := idx.fingerprint(path, f.partition, f.dataSeq, f.bounds)
-		if !known {
-			return nil, fmt.Sprintf("the key bounds of compacted file %s do not decide which equality deletes reach it", path)
-		}
-		out.Files[path] = checkpoint.FileState{DeleteFingerprint: fp, Rows: rows, SizeBytes: f.size,
-			Partition: f.partition, DataSeq: f.dataSeq, KeyBounds: f.bounds}
+	out, newRows, reason := j.remapFiles(g, lv, idx, h)
+	if reason != "" {
+		return nil, reason
 	}
 	segs := map[string]bool{}
-	for _, path := range g.old {
-		out.Rows += cp.Files[path].Rows
-		for _, s := range cp.Files[path].Segments {
+	out.Old = make([]string, len(g.old))
+	for i, id := range g.old {
+		out.Old[i] = ft.paths[id]
+		out.Rows += ft.rows[id]
+		for _, s := range ft.segments[id] {
 			segs[s] = true
 		}
 	}
@@ -340,10 +306,39 @@ func (j *job) remapGroup(comp []string, lv *live, cp checkpoint.Checkpoint, idx 
 		return nil, fmt.Sprintf("%d files rewritten as replace hold %d rows in Pinot, their %d new files %d "+
 			"(a snapshot labelled replace changed rows)", len(g.old), out.Rows, len(g.fresh), newRows)
 	}
-	out.Old, out.Segments = g.old, slices.Sorted(maps.Keys(segs))
+	out.Segments = slices.Sorted(maps.Keys(segs))
 	out.Key = remapKey(j.tableName, out.Files)
-	shareOut(out, g.fresh)
+	shareOut(out, ft.pathsOf(g.fresh))
 	return out, ""
+}
+
+// remapFiles makes the checkpoint entries of a group's new files and
+// sums their rows, or says why the group is rebuilt: its new files span
+// partitions, or their deletes cannot be counted or decided.
+func (j *job) remapFiles(g groupFiles, lv *live, idx *deleteIndex, h *history) (*Remap, int64, string) {
+	ft := &h.files
+	part := lv.files[ft.paths[g.fresh[0]]].partition
+	out := &Remap{Files: make(map[string]checkpoint.FileState, len(g.fresh))}
+	var newRows int64
+	for _, id := range g.fresh {
+		path := ft.paths[id]
+		f := lv.files[path]
+		if f.partition != part {
+			return nil, 0, fmt.Sprintf("the compaction of %s moved rows between partitions", ft.paths[g.old[0]])
+		}
+		rows, reason := h.rowsAfterDeletes(path, f, idx)
+		if reason != "" {
+			return nil, 0, reason
+		}
+		newRows += rows
+		fp, known := idx.fingerprint(path, f.partition, f.dataSeq, f.bounds)
+		if !known {
+			return nil, 0, fmt.Sprintf("the key bounds of compacted file %s do not decide which equality deletes reach it", path)
+		}
+		out.Files[path] = checkpoint.FileState{DeleteFingerprint: fp, Rows: rows, SizeBytes: f.size,
+			Partition: f.partition, DataSeq: f.dataSeq, KeyBounds: f.bounds}
+	}
+	return out, newRows, ""
 }
 
 // shareOut gives the group's segments to its new files in order, each
@@ -366,10 +361,10 @@ func shareOut(g *Remap, files []string) {
 // emptied is the reason for a group of checkpointed files that replace
 // snapshots removed without new files: none when they held no row (the
 // drop changes nothing Pinot serves).
-func emptied(old []string, cp checkpoint.Checkpoint) string {
+func (ft *fileTable) emptied(old []int32) string {
 	var rows int64
-	for _, path := range old {
-		rows += cp.Files[path].Rows
+	for _, id := range old {
+		rows += ft.rows[id]
 	}
 	if rows == 0 {
 		return ""
@@ -382,18 +377,21 @@ func emptied(old []string, cp checkpoint.Checkpoint) string {
 // replace snapshots only: every file a replace removed was in the
 // checkpoint or added by an earlier replace, and every file of the group
 // that is gone was removed by a replace.
-func (h *history) lineage(g groupFiles, cp checkpoint.Checkpoint) string {
-	for _, path := range slices.Concat(g.old, g.between) {
-		at, ok := h.removedAt[path]
-		if !ok {
-			return fmt.Sprintf("file %s of a compacted group was removed by a snapshot that is not a replace", path)
-		}
-		if _, inCP := cp.Files[path]; inCP {
-			continue
-		}
-		if from, ok := h.addedAt[path]; !ok || from >= at {
-			return fmt.Sprintf("replace snapshot %d rewrote file %s, which Pinot does not hold (added since the checkpoint)",
-				h.steps[at].id, path)
+func (h *history) lineage(g groupFiles) string {
+	ft := &h.files
+	for _, ids := range [2][]int32{g.old, g.between} {
+		for _, id := range ids {
+			at := ft.removedAt[id]
+			if at < 0 {
+				return fmt.Sprintf("file %s of a compacted group was removed by a snapshot that is not a replace", ft.paths[id])
+			}
+			if ft.inCP[id] {
+				continue
+			}
+			if from := ft.addedAt[id]; from < 0 || from >= at {
+				return fmt.Sprintf("replace snapshot %d rewrote file %s, which Pinot does not hold (added since the checkpoint)",
+					h.steps[at].id, ft.paths[id])
+			}
 		}
 	}
 	return ""
@@ -435,48 +433,4 @@ func remapKey(tableName string, files map[string]checkpoint.FileState) string {
 	slices.Sort(lines)
 	sum := sha256.Sum256([]byte(strings.Join(lines, "\n")))
 	return SegmentPrefix(tableName) + "r" + hex.EncodeToString(sum[:10])
-}
-
-// unionFind links file paths into sets.
-type unionFind map[string]string
-
-func (u unionFind) find(x string) string {
-	p, ok := u[x]
-	if !ok {
-		u[x] = x
-		return x
-	}
-	if p == x {
-		return x
-	}
-	root := u.find(p)
-	u[x] = root
-	return root
-}
-
-func (u unionFind) union(a, b string) {
-	ra, rb := u.find(a), u.find(b)
-	if ra == rb {
-		return
-	}
-	if rb < ra {
-		ra, rb = rb, ra
-	}
-	u[rb] = ra
-}
-
-// sets returns the linked sets, each sorted, ordered by their first path.
-func (u unionFind) sets() [][]string {
-	by := map[string][]string{}
-	for x := range u {
-		r := u.find(x)
-		by[r] = append(by[r], x)
-	}
-	out := make([][]string, 0, len(by))
-	for _, s := range by {
-		slices.Sort(s)
-		out = append(out, s)
-	}
-	slices.SortFunc(out, func(a, b []string) int { return strings.Compare(a[0], b[0]) })
-	return out
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/watcher"
@@ -32,27 +34,39 @@ type compactRun struct {
 	sinkBytes                 int64 // their bytes
 }
 
-// measureCompactionProcesses compacts the table, copies the store as it
-// is (the processes' Bolt store is locked by the open watcher, and each
-// remap moves the checkpoint, so the cold process remaps from the copy),
-// then measures the warm watcher's remap and a `floe sync` process's on
-// the copy. Both must build, retire and push nothing.
+// measureCompactionProcesses adds one file to the table and syncs it with
+// the long-lived watcher w, compacts the table, then measures the remap
+// that follows: warm, as the median CPU of runs runs (w's own, then new
+// watchers on copies of the store taken before that last sync, each
+// warmed by syncing it again; the live heap is w's), and cold, as the
+// median of runs `floe sync` processes, each on a fresh copy of the store
+// taken before the remap (the processes' Bolt store is locked by the open
+// watcher, and each remap moves the checkpoint). Every one must build,
+// retire and push nothing.
 func measureCompactionProcesses(ctx context.Context, l *lake.Lake, w *watcher.Watcher, dir, floeBin string,
-	env []string, profile string) (compactStat, error) {
+	env []string, profile string, runs int) (compactStat, error) {
+	cdir := filepath.Join(dir, "compact")
+	warmSeed, pristine, coldDB := filepath.Join(cdir, "warm.db"), filepath.Join(cdir, "pristine.db"), filepath.Join(cdir, "floe.db")
+	if err := os.MkdirAll(cdir, 0o755); err != nil {
+		return compactStat{}, err
+	}
+	pre, err := syncOneMore(ctx, l, w, filepath.Join(dir, "floe.db"), warmSeed)
+	if err != nil {
+		return compactStat{}, err
+	}
 	from := l.Files
 	if err := l.Compact(ctx, l.Files/100); err != nil {
 		return compactStat{}, err
 	}
 	out := compactStat{from: from, into: l.Files}
-	coldDB := filepath.Join(dir, "compact", "floe.db")
-	if err := os.MkdirAll(filepath.Dir(coldDB), 0o755); err != nil {
+	post, err := l.Load(ctx)
+	if err != nil {
 		return out, err
 	}
-	if err := copyFile(filepath.Join(dir, "floe.db"), coldDB); err != nil {
+	if err := copyFile(filepath.Join(dir, "floe.db"), pristine); err != nil {
 		return out, err
 	}
 	sink := filepath.Join(dir, "segments")
-	var err error
 	if profile != "" {
 		profile += ".compact"
 	}
@@ -62,10 +76,75 @@ func measureCompactionProcesses(ctx context.Context, l *lake.Lake, w *watcher.Wa
 	if err != nil {
 		return out, err
 	}
-	if out.cold, err = coldRemap(ctx, floeBin, append(env, "FLOE_STORE_PATH="+coldDB), coldDB, sink); err != nil {
-		return out, err
+	warm := []procStat{out.warm.cost}
+	for i := 1; i < runs; i++ {
+		r, err := freshWarmRemap(ctx, filepath.Join(cdir, "warm-run.db"), warmSeed, dir, pre, post)
+		if err != nil {
+			return out, err
+		}
+		warm = append(warm, r.cost)
 	}
+	out.warm.cost.cpu = procMedian(warm).cpu
+	var cold []procStat
+	for range runs {
+		if err := copyFile(pristine, coldDB); err != nil {
+			return out, err
+		}
+		if out.cold, err = coldRemap(ctx, floeBin, append(env, "FLOE_STORE_PATH="+coldDB), coldDB, sink); err != nil {
+			return out, err
+		}
+		cold = append(cold, out.cold.cost)
+	}
+	out.cold.cost = procMedian(cold)
 	return out, nil
+}
+
+// syncOneMore copies the store at db to seed, adds a file to the table
+// and syncs it with w, and returns the table as w synced it.
+func syncOneMore(ctx context.Context, l *lake.Lake, w *watcher.Watcher, db, seed string) (*table.Table, error) {
+	if err := copyFile(db, seed); err != nil {
+		return nil, err
+	}
+	if err := l.AddFiles(ctx, 1); err != nil {
+		return nil, err
+	}
+	tbl, err := l.Load(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if run, err := w.RunOnce(ctx, seedTable, "bench", nil); err != nil || run.SegmentsGenerated < 1 {
+		return nil, fmt.Errorf("sync before the compaction: %d segments built, %v", run.SegmentsGenerated, err)
+	}
+	return tbl, nil
+}
+
+// freshWarmRemap measures the remap of a new watcher on a copy at db of
+// the store at seed, warmed as `floe serve` is by its earlier runs: it
+// first syncs the table as pre (the file the store lacks), then remaps
+// the table as post.
+func freshWarmRemap(ctx context.Context, db, seed, dir string, pre, post *table.Table) (compactRun, error) {
+	if err := copyFile(seed, db); err != nil {
+		return compactRun{}, err
+	}
+	store, err := checkpoint.OpenBolt(db)
+	if err != nil {
+		return compactRun{}, err
+	}
+	defer store.Close()
+	ld := &fixedLoader{tbl: pre}
+	w := warmWatcher(store, ld, dir)
+	if run, err := w.RunOnce(ctx, seedTable, "bench", nil); err != nil || run.SegmentsGenerated < 1 {
+		return compactRun{}, fmt.Errorf("warm-up sync of a new watcher: %d segments built, %v", run.SegmentsGenerated, err)
+	}
+	ld.tbl = post
+	return warmRemap(ctx, w, filepath.Join(dir, "segments"))
+}
+
+// fixedLoader serves the table as set, whatever table record asks.
+type fixedLoader struct{ tbl *table.Table }
+
+func (ld *fixedLoader) LoadTable(context.Context, checkpoint.Table) (*watcher.Source, error) {
+	return &watcher.Source{Table: ld.tbl, MetadataLocation: ld.tbl.MetadataLocation()}, nil
 }
 
 // warmRemap measures the watcher's run after the compaction.

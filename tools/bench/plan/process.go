@@ -85,7 +85,7 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 		return procResult{}, err
 	}
 	defer store.Close()
-	w := warmWatcher(store, l, dir)
+	w := warmWatcher(store, lake.Loader{Lake: l}, dir)
 	warmProfile := ""
 	if profile != "" {
 		warmProfile = profile + ".warm"
@@ -98,7 +98,7 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 	}
 	res := procResult{cold: procMedian(cold), warm: procMedian(warm)}
 	if compact {
-		c, err := measureCompactionProcesses(ctx, l, w, dir, floeBin, env, warmProfile)
+		c, err := measureCompactionProcesses(ctx, l, w, dir, floeBin, env, warmProfile, runs)
 		if err != nil {
 			return res, err
 		}
@@ -207,8 +207,8 @@ func spawn(args []string) int {
 
 // warmWatcher is the long-lived watcher of the warm runs, on the store
 // and sink the processes use, as `floe serve` runs the table.
-func warmWatcher(store checkpoint.Store, l *lake.Lake, dir string) *watcher.Watcher {
-	return watcher.New(watcher.Deps{Store: store, Loader: lake.Loader{Lake: l}, Builder: &watcher.IcebergBuilder{},
+func warmWatcher(store checkpoint.Store, loader watcher.TableLoader, dir string) *watcher.Watcher {
+	return watcher.New(watcher.Deps{Store: store, Loader: loader, Builder: &watcher.IcebergBuilder{},
 		Uploader: pinot.NewLocalDir(filepath.Join(dir, "segments"))},
 		watcher.Options{Owner: "bench-serve", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 64,
 			Plan: procPlan})

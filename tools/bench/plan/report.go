@@ -105,9 +105,12 @@ func renderCompactReport(o options, rs []result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s\n", compactReportBegin)
 	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work; each table compacted once after its "+
-		"one-file syncs (medians of %d after one warm-up, the \"1-file sync\" column); Bolt store, local-directory "+
-		"sink; bytes pushed are the bytes of the files the sink's directory gained or rewrote.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.runs)
+		"one-file syncs (medians of %d after one warm-up, the \"1-file sync\" column); the remaps are medians of %d "+
+		"too: cold, `floe sync` processes, each on a copy of the store taken before the remap; warm, the long-lived "+
+		"watcher's run, then new watchers on copies of the store, each warmed by the table's last one-file sync "+
+		"(memory: the long-lived watcher's live heap); Bolt store, local-directory sink; bytes pushed are the bytes "+
+		"of the files the sink's directory gained or rewrote.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.runs, o.runs)
 	b.WriteString("| data files | run | kind | segments built / replaced | files remapped | bytes pushed | " +
 		"CPU ms | 1-file sync CPU ms | CPU ratio | memory MiB | 1-file sync MiB | memory ratio |\n" +
 		"|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
