@@ -36,13 +36,20 @@ type IcebergBuilder struct {
 	// same values at lower CPU and memory (docs/benchmarks.md, "The sync
 	// path").
 	ScanOnly bool
+	// ScanDeletes has iceberg-go's scan apply every delete file, read
+	// again for each data file it applies to, as floe did before its
+	// delete cache (B2); kept for benchmarks and as the reference of tests.
+	ScanDeletes bool
 }
 
 var _ SegmentBuilder = IcebergBuilder{}
 
 // Build converts req.Unit into segments and their tarballs in req.OutDir.
 func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) (BuildResult, error) {
-	files := &unitSource{b: b, req: req, rows: map[string]int64{}}
+	files := &unitSource{b: b, req: req, rows: map[string]int64{}, deletes: req.Deletes}
+	if files.deletes == nil {
+		files.deletes = NewDeleteCache(0) // the unit's own: its files share their delete files
+	}
 	defer files.Close()
 	now := time.Now
 	if b.Now != nil {
@@ -82,6 +89,8 @@ type unitSource struct {
 	cur  segments.Source // the open file, nil between files
 	path string
 	rows map[string]int64
+	// deletes holds the decoded delete files (B2).
+	deletes *DeleteCache
 }
 
 // Next returns the next batch of the open file, opening the next file at
@@ -125,16 +134,25 @@ func (u *unitSource) open(ctx context.Context, f plan.File) error {
 	return u.openScan(ctx, f)
 }
 
-// openScan reads f through iceberg-go's scan (deletes applied, columns
-// projected by field id) and the Arrow source.
+// openScan reads f through iceberg-go's scan (columns projected by field
+// id) and the Arrow source. floe applies the position and equality
+// deletes itself, from the delete cache (B1, B2); the scan applies
+// deletion vectors, and every delete file floe does not decode.
 func (u *unitSource) openScan(ctx context.Context, f plan.File) error {
 	opts := []table.ScanOption{table.WithSnapshotID(u.req.SnapshotID)}
 	if u.b.BatchRows > 0 {
 		opts = append(opts, table.WithArrowBatchSize(u.b.BatchRows))
 	}
-	arrowSchema, batches, err := u.req.Source.Scan(opts...).ReadTasks(ctx, f.Tasks)
+	tasks, filter, err := u.ownDeletes(ctx, f)
+	if err != nil {
+		return fmt.Errorf("read deletes of data file %s: %w", f.Path, err)
+	}
+	arrowSchema, batches, err := u.req.Source.Scan(opts...).ReadTasks(ctx, tasks)
 	if err != nil {
 		return fmt.Errorf("read data file %s: %w", f.Path, err)
+	}
+	if filter != nil {
+		batches = filter.wrap(ctx, batches)
 	}
 	b := bindSnapshot(u.req)
 	src, err := arrow.NewSource(arrowSchema, batches, arrow.Config{Schema: b.read, Columns: b.paths, Name: f.Path})
@@ -143,6 +161,27 @@ func (u *unitSource) openScan(ctx context.Context, f plan.File) error {
 	}
 	u.cur, u.path, u.rows[f.Path] = b.wrap(src), f.Path, 0
 	return nil
+}
+
+// ownDeletes returns the scan tasks of f and the filter that applies
+// their position and equality deletes (nil: the tasks apply them, or
+// there are none).
+func (u *unitSource) ownDeletes(ctx context.Context, f plan.File) ([]table.FileScanTask, *deleteFilter, error) {
+	if u.b.ScanDeletes || !hasDeletes(f) {
+		return f.Tasks, nil, nil
+	}
+	fsys, err := u.req.Source.FS(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tasks, filter, ok, err := ownDeletes(ctx, u.deletes, fsys, snapshotSchemaOf(u.req.Source, u.req.SnapshotID), f)
+	if err != nil || !ok {
+		return f.Tasks, nil, err
+	}
+	if filter.empty() {
+		filter = nil
+	}
+	return tasks, filter, nil
 }
 
 // openDirect opens f with floe's Parquet source, binding each Pinot column

@@ -1,0 +1,200 @@
+package watcher_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/iceberg-go"
+
+	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/segments/read"
+	"github.com/floehq/floe/watcher"
+)
+
+// icebergRows are the rows (id → v) iceberg-go's own scan reads from the
+// lake's current snapshot, every delete applied: the reference.
+func icebergRows(t *testing.T, l *lake) map[int64]string {
+	t.Helper()
+	at, err := l.load().Scan().ToArrowTable(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer at.Release()
+	out := map[int64]string{}
+	tr := array.NewTableReader(at, 1024)
+	defer tr.Release()
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		ids, vs := rec.Column(0).(*array.Int64), rec.Column(1).(*array.String)
+		for i := 0; i < ids.Len(); i++ {
+			if _, dup := out[ids.Value(i)]; dup {
+				t.Fatalf("iceberg-go's scan gives id %d twice", ids.Value(i))
+			}
+			out[ids.Value(i)] = vs.Value(i)
+		}
+	}
+	return out
+}
+
+// servedRows are the rows (id → v) of every segment the sink serves.
+func servedRows(t *testing.T, up *pinot.LocalDir, root string) map[int64]string {
+	t.Helper()
+	names, err := up.ListSegments(context.Background(), "events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int64]string{}
+	for _, n := range names {
+		seg, err := read.Open(filepath.Join(root, "events", n+".tar.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := seg.ReadColumn("id")
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := seg.ReadColumn("v")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < seg.TotalDocs; i++ {
+			id := ids.Values[i].(int64)
+			if _, dup := out[id]; dup {
+				t.Fatalf("id %d served twice", id)
+			}
+			out[id] = vs.Values[i].(string)
+		}
+	}
+	return out
+}
+
+// deleteUses counts, over the data files of the lake's current snapshot
+// as iceberg-go plans them, the delete files that apply to each (what
+// reading them per data file costs), and the distinct delete files.
+func deleteUses(t *testing.T, l *lake) (uses, distinct int) {
+	t.Helper()
+	tasks, err := l.load().Scan().PlanFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, task := range tasks {
+		for _, df := range slices.Concat(task.DeleteFiles, task.EqualityDeleteFiles) {
+			uses++
+			seen[df.FilePath()] = true
+		}
+	}
+	return uses, len(seen)
+}
+
+// syncDeletes runs w once and checks that Pinot then holds exactly
+// iceberg-go's rows; it returns the delete files the run read.
+func syncDeletes(t *testing.T, w *watcher.Watcher, l *lake, up *pinot.LocalDir, root string) int64 {
+	t.Helper()
+	before := w.DeleteCacheStats().Reads
+	run, err := w.RunOnce(context.Background(), "events", "test", nil)
+	if err != nil || run.Status != checkpoint.RunCompleted {
+		t.Fatalf("run: %v (%+v)", err, run)
+	}
+	want, got := icebergRows(t, l), servedRows(t, up, root)
+	if !maps.Equal(want, got) {
+		t.Fatalf("Pinot holds %d rows, iceberg-go's scan %d; they differ (B1)", len(got), len(want))
+	}
+	return w.DeleteCacheStats().Reads - before
+}
+
+// Many equality delete files (a CDC writer's upserts, each deleting keys
+// held by every data file) and position deletes (a merge-on-read
+// DELETE) apply to every data file: a run gives exactly iceberg-go's rows
+// (B1), reading each delete file once although it applies to every data
+// file (B2), and the next run reads only the delete file it adds, the
+// others still decoded. Built locally and through the work queue.
+func TestIcebergBuilder_ReadsEachDeleteFileOnce(t *testing.T) {
+	for _, shared := range []bool{false, true} {
+		t.Run(fmt.Sprintf("work queue %v", shared), func(t *testing.T) { testDeletesReadOnce(t, shared) })
+	}
+}
+
+func testDeletesReadOnce(t *testing.T, shared bool) {
+	l := newLake(t, iceberg.Properties{"format-version": "2", "write.delete.mode": "merge-on-read"})
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	deps := watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up}
+	if shared {
+		deps.Work = store
+	}
+	w := watcher.New(deps, watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir(), BuildParallelism: 2})
+	ctx := context.Background()
+	if err := store.CreateTable(ctx, realTable(t, l, map[string]string{watcher.KeyMaxRowsPerSegment: "1000"})); err != nil {
+		t.Fatal(err)
+	}
+	const files = 6
+	for i := range int64(files) { // file i holds the ids ≡ i mod 6: every file's bounds span every key
+		var ids []int64
+		for id := i; id < 600; id += files {
+			ids = append(ids, id)
+		}
+		l.appendIDs(ids)
+	}
+	if n := syncDeletes(t, w, l, up, root); n != 0 {
+		t.Fatalf("a run without deletes read %d delete files", n)
+	}
+	for k := range int64(5) { // each upsert's keys hit every file
+		var ids []int64
+		for id := 10 * k; id < 10*k+files; id++ {
+			ids = append(ids, id)
+		}
+		l.upsert(append(ids, 1000+k))
+	}
+	l.deleteWhere(iceberg.GreaterThanEqual(iceberg.Reference("id"), int64(590)))
+	uses, distinct := deleteUses(t, l)
+	if distinct < 6 || uses < 3*distinct {
+		t.Fatalf("the scenario must apply several delete files to several data files: %d uses of %d files", uses, distinct)
+	}
+	if n := syncDeletes(t, w, l, up, root); n != int64(distinct) {
+		t.Fatalf("the run read %d delete files, want each of the %d once (iceberg-go's scan per data file reads %d)", n, distinct, uses)
+	}
+	l.upsert([]int64{100, 101, 102, 103, 104, 105})
+	if n := syncDeletes(t, w, l, up, root); n != 1 {
+		t.Fatalf("the next run read %d delete files, want only the new one", n)
+	}
+}
+
+// The builder's reference mode (ScanDeletes: iceberg-go's scan applies
+// every delete, per data file) gives the same rows as floe's own
+// application of the same deletes (B1) and reads nothing into the cache.
+func TestIcebergBuilder_ScanDeletesMatchesOwnDeletes(t *testing.T) {
+	l := newLake(t, iceberg.Properties{"format-version": "2", "write.delete.mode": "merge-on-read"})
+	ctx := context.Background()
+	for i := range int64(4) {
+		var ids []int64
+		for id := i; id < 400; id += 4 {
+			ids = append(ids, id)
+		}
+		l.appendIDs(ids)
+	}
+	l.upsert([]int64{1, 2, 3, 4, 50, 51})
+	l.deleteWhere(iceberg.LessThan(iceberg.Reference("id"), int64(20)))
+	l.upsert([]int64{21, 22, 23, 24, 25})
+	for _, scan := range []bool{true, false} {
+		store := checkpoint.NewMemory()
+		root := t.TempDir()
+		up := pinot.NewLocalDir(root)
+		w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{ScanDeletes: scan}, Uploader: up},
+			watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
+		if err := store.CreateTable(ctx, realTable(t, l, nil)); err != nil {
+			t.Fatal(err)
+		}
+		n := syncDeletes(t, w, l, up, root)
+		if _, distinct := deleteUses(t, l); (scan && n != 0) || (!scan && n != int64(distinct)) {
+			t.Fatalf("ScanDeletes %v: %d delete files read into the cache, %d apply", scan, n, distinct)
+		}
+	}
+}
