@@ -2,10 +2,10 @@ package watcher_test
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -116,19 +116,35 @@ func syncDeletes(t *testing.T, w *watcher.Watcher, l *lake, up *pinot.LocalDir, 
 // file (B2), and the next run reads only the delete file it adds, the
 // others still decoded. Built locally and through the work queue.
 func TestIcebergBuilder_ReadsEachDeleteFileOnce(t *testing.T) {
-	for _, shared := range []bool{false, true} {
-		t.Run(fmt.Sprintf("work queue %v", shared), func(t *testing.T) { testDeletesReadOnce(t, shared) })
-	}
+	t.Run("local", func(t *testing.T) { testDeletesReadOnce(t, checkpoint.NewMemory(), nil) })
+	t.Run("work queue", func(t *testing.T) {
+		store := checkpoint.NewMemory()
+		testDeletesReadOnce(t, store, store)
+	})
 }
 
-func testDeletesReadOnce(t *testing.T, shared bool) {
+// countingQueue counts the items published on a work queue.
+type countingQueue struct {
+	checkpoint.WorkQueue
+	published atomic.Int64
+}
+
+func (q *countingQueue) Publish(ctx context.Context, items []checkpoint.WorkItem) ([]checkpoint.WorkItem, error) {
+	q.published.Add(int64(len(items)))
+	return q.WorkQueue.Publish(ctx, items)
+}
+
+// testDeletesReadOnce is TestIcebergBuilder_ReadsEachDeleteFileOnce on a
+// store and, when work is set, builds through that work queue.
+func testDeletesReadOnce(t *testing.T, store checkpoint.Store, work checkpoint.WorkQueue) {
 	l := newLake(t, iceberg.Properties{"format-version": "2", "write.delete.mode": "merge-on-read"})
-	store := checkpoint.NewMemory()
 	root := t.TempDir()
 	up := pinot.NewLocalDir(root)
 	deps := watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up}
-	if shared {
-		deps.Work = store
+	var queue *countingQueue
+	if work != nil {
+		queue = &countingQueue{WorkQueue: work}
+		deps.Work = queue
 	}
 	w := watcher.New(deps, watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir(), BuildParallelism: 2})
 	ctx := context.Background()
@@ -160,6 +176,9 @@ func testDeletesReadOnce(t *testing.T, shared bool) {
 	}
 	if n := syncDeletes(t, w, l, up, root); n != int64(distinct) {
 		t.Fatalf("the run read %d delete files, want each of the %d once (iceberg-go's scan per data file reads %d)", n, distinct, uses)
+	}
+	if queue != nil && queue.published.Load() < files {
+		t.Fatalf("%d units went through the work queue, want at least the %d data files'", queue.published.Load(), files)
 	}
 	l.upsert([]int64{100, 101, 102, 103, 104, 105})
 	if n := syncDeletes(t, w, l, up, root); n != 1 {
