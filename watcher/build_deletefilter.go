@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -46,6 +47,7 @@ type eqGroup struct {
 	names  []string // the fields' top-level column names in the scan
 	cols   []int    // their indexes in the current batch's schema
 	sets   []map[string]struct{}
+	paths  []string // the delete files of sets, in order
 }
 
 // ownDeletes prepares floe's application of the position and equality
@@ -77,9 +79,12 @@ func ownDeletes(ctx context.Context, cache *DeleteCache, fsys iceio.IO, sc *iceb
 		if err != nil {
 			return unsupported(err)
 		}
-		if !flt.addEq(sc, ed) {
+		if !flt.addEq(sc, df.FilePath(), ed) {
 			return nil, nil, false, nil
 		}
+	}
+	for _, g := range flt.groups {
+		g.merge(cache)
 	}
 	t.DeleteFiles, t.EqualityDeleteFiles = nil, nil
 	return []table.FileScanTask{t}, flt, true, nil
@@ -95,14 +100,14 @@ func unsupported(err error) ([]table.FileScanTask, *deleteFilter, bool, error) {
 
 // addEq adds an equality delete file's keys to the group of its fields;
 // false when a field is not a top-level column of the scan's schema sc.
-func (d *deleteFilter) addEq(sc *iceberg.Schema, ed *eqDeletes) bool {
+func (d *deleteFilter) addEq(sc *iceberg.Schema, path string, ed *eqDeletes) bool {
 	for _, g := range d.groups {
 		if slices.Equal(g.fields, ed.fields) {
-			g.sets = append(g.sets, ed.keys)
+			g.sets, g.paths = append(g.sets, ed.keys), append(g.paths, path)
 			return true
 		}
 	}
-	g := &eqGroup{fields: ed.fields, sets: []map[string]struct{}{ed.keys}}
+	g := &eqGroup{fields: ed.fields, sets: []map[string]struct{}{ed.keys}, paths: []string{path}}
 	for _, id := range ed.fields {
 		f, ok := topLevelField(sc, id)
 		if !ok || !comparedType(f.Type) {
@@ -112,6 +117,40 @@ func (d *deleteFilter) addEq(sc *iceberg.Schema, ed *eqDeletes) bool {
 	}
 	d.groups = append(d.groups, g)
 	return true
+}
+
+// merge replaces the group's sets by their union when the same delete
+// files applied together to another data file before (a CDC table's older
+// files share them all): one lookup per row instead of one per delete
+// file. The union is kept in the delete cache (B2) under the files' paths.
+func (g *eqGroup) merge(cache *DeleteCache) {
+	if len(g.sets) < 2 {
+		return
+	}
+	key := "union:" + fmt.Sprint(g.fields) + "\x00" + strings.Join(g.paths, "\x00")
+	if u, ok := cache.union(key); ok {
+		g.sets = []map[string]struct{}{u}
+		return
+	}
+	if !cache.wantUnion(key) {
+		return
+	}
+	n := 0
+	for _, set := range g.sets {
+		n += len(set)
+	}
+	u := make(map[string]struct{}, n)
+	var size int64
+	for _, set := range g.sets {
+		for k := range set {
+			if _, dup := u[k]; !dup {
+				u[k] = struct{}{}
+				size += int64(len(k)) + 48
+			}
+		}
+	}
+	cache.keepUnion(key, u, size)
+	g.sets = []map[string]struct{}{u}
 }
 
 // topLevelField is the top-level field id of sc.

@@ -50,7 +50,9 @@ type DeleteCache struct {
 	order   *list.List // front: most recently used
 	items   map[string]*list.Element
 	loading map[string]*deleteLoad
-	stats   DeleteCacheStats
+	// seen are the unions asked for once and not built (union).
+	seen  map[string]bool
+	stats DeleteCacheStats
 }
 
 // DeleteCacheStats counts what the cache did (tests and benchmarks).
@@ -60,8 +62,10 @@ type DeleteCacheStats struct {
 	Reads, Hits int64
 	// Uncached are the reads too large to keep.
 	Uncached int64
-	Bytes    int64
-	Entries  int
+	// Unions are the unions of several equality delete files' keys built.
+	Unions  int64
+	Bytes   int64
+	Entries int
 }
 
 type deleteLoad struct {
@@ -121,8 +125,8 @@ func (c *DeleteCache) get(ctx context.Context, key string, load func() (any, int
 	val, size, err := load()
 	c.mu.Lock()
 	delete(c.loading, key)
-	if err == nil {
-		c.put(key, val, size)
+	if err == nil && !c.put(key, val, size) {
+		c.stats.Uncached++
 	}
 	c.mu.Unlock()
 	l.val, l.err = val, err
@@ -138,13 +142,60 @@ func (c *DeleteCache) init() {
 		c.max = DefaultDeleteCacheBytes
 	}
 	c.order, c.items, c.loading = list.New(), map[string]*list.Element{}, map[string]*deleteLoad{}
+	c.seen = map[string]bool{}
 }
 
-// put keeps val unless it is too large, then evicts down to the budget.
-func (c *DeleteCache) put(key string, val any, size int64) {
+// maxSeenUnions bounds the unions remembered as asked for once.
+const maxSeenUnions = 4096
+
+// union returns the union of equality delete keys kept under key.
+func (c *DeleteCache) union(key string) (map[string]struct{}, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	if el, ok := c.items[key]; ok {
+		c.order.MoveToFront(el)
+		return el.Value.(*deleteItem).val.(map[string]struct{}), true
+	}
+	return nil, false
+}
+
+// wantUnion reports whether the union under key, not kept, was asked for
+// before (and remembers that it is now): the caller then builds and keeps
+// it (keepUnion). Delete files that apply together to one data file only
+// are not worth merging.
+func (c *DeleteCache) wantUnion(key string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	if c.seen[key] {
+		delete(c.seen, key)
+		return true
+	}
+	if len(c.seen) >= maxSeenUnions {
+		clear(c.seen)
+	}
+	c.seen[key] = true
+	return false
+}
+
+// keepUnion keeps a union of equality delete keys under key.
+func (c *DeleteCache) keepUnion(key string, u map[string]struct{}, size int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.init()
+	if _, ok := c.items[key]; ok {
+		return // another build kept it first
+	}
+	c.stats.Unions++
+	c.put(key, u, size)
+}
+
+// put keeps val unless it is too large (false), then evicts down to the
+// budget.
+func (c *DeleteCache) put(key string, val any, size int64) bool {
 	if size > c.max/4 {
-		c.stats.Uncached++
-		return
+		return false
 	}
 	c.items[key] = c.order.PushFront(&deleteItem{key: key, val: val, size: size})
 	c.used += size
@@ -155,6 +206,7 @@ func (c *DeleteCache) put(key string, val any, size int64) {
 		delete(c.items, it.key)
 		c.used -= it.size
 	}
+	return true
 }
 
 // eqDeletes are the keys one equality delete file deletes, each encoded

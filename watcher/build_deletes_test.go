@@ -113,8 +113,9 @@ func syncDeletes(t *testing.T, w *watcher.Watcher, l *lake, up *pinot.LocalDir, 
 // held by every data file) and position deletes (a merge-on-read
 // DELETE) apply to every data file: a run gives exactly iceberg-go's rows
 // (B1), reading each delete file once although it applies to every data
-// file (B2), and the next run reads only the delete file it adds, the
-// others still decoded. Built locally and through the work queue.
+// file (B2) and merging the keys of the files that apply together, and
+// the next run reads only the delete file it adds, the others still
+// decoded. Built locally and through the work queue.
 func TestIcebergBuilder_ReadsEachDeleteFileOnce(t *testing.T) {
 	t.Run("local", func(t *testing.T) { testDeletesReadOnce(t, checkpoint.NewMemory(), nil) })
 	t.Run("work queue", func(t *testing.T) {
@@ -176,6 +177,9 @@ func testDeletesReadOnce(t *testing.T, store checkpoint.Store, work checkpoint.W
 	}
 	if n := syncDeletes(t, w, l, up, root); n != int64(distinct) {
 		t.Fatalf("the run read %d delete files, want each of the %d once (iceberg-go's scan per data file reads %d)", n, distinct, uses)
+	}
+	if st := w.DeleteCacheStats(); st.Unions == 0 {
+		t.Fatalf("the data files share their equality delete files: their keys must be merged once (%+v)", st)
 	}
 	if queue != nil && queue.published.Load() < files {
 		t.Fatalf("%d units went through the work queue, want at least the %d data files'", queue.published.Load(), files)
