@@ -28,7 +28,8 @@ var accumulateContenders = []contender{
 // equality, so the equality delete files that apply to each rebuilt data
 // file accumulate. Each contender has its own table, built alike (same
 // keys, same seeds); their commits alternate, so the machine's other
-// load falls on both alike. With -cpuprofile the runs are labelled
+// load falls on both alike; garbage is collected before each measured
+// run, so that one contender's does not land on the other's. With -cpuprofile the runs are labelled
 // builder=0 (the scan per data file) or 1 (the delete cache) and
 // commit=<n>.
 func runAccumulate(ctx context.Context, o options, stdout, stderr io.Writer) error {
@@ -45,6 +46,7 @@ func runAccumulate(ctx context.Context, o options, stdout, stderr io.Writer) err
 		if err != nil {
 			return fmt.Errorf("%s: %w", ct.name, err)
 		}
+		s.settle = true
 		ss = append(ss, s)
 	}
 	stop, err := startProfile(o.profile)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -63,6 +64,9 @@ type session struct {
 	keys *keyPicker
 	w    *watcher.Watcher
 	r    result
+	// settle collects garbage before each measured run (runAccumulate,
+	// whose contenders' runs alternate in one process).
+	settle bool
 }
 
 // newSession seeds a watcher on the table as it is (placeholder
@@ -105,6 +109,9 @@ func (s *session) stepCost(ctx context.Context, counted bool) (stepCost, error) 
 		return stepCost{}, err
 	}
 	s.keys.remember(ks)
+	if s.settle {
+		runtime.GC() // the garbage of the commit, and of the other table's run, is not this run's
+	}
 	st0 := s.w.DeleteCacheStats()
 	cpu0, t0 := cli.CPUTime(), time.Now()
 	run, err := s.w.RunOnce(ctx, tableName, "bench", nil)
