@@ -255,20 +255,19 @@ func readEqDeletes(ctx context.Context, fsys iceio.IO, path string, ids []int) (
 	}
 	defer tbl.Release()
 	d := &eqDeletes{fields: ids, keys: make(map[string]struct{}, tbl.NumRows())}
-	cols := make([][]arrow.Array, len(ids))
-	for i := range ids {
-		cols[i] = tbl.Column(i).Data().Chunks()
-	}
 	size := int64(64 + 8*len(ids))
 	var buf []byte
-	for chunk := range cols[0] {
-		for r := 0; r < cols[0][chunk].Len(); r++ {
+	tr := array.NewTableReader(tbl, 1<<16) // batches whose columns line up
+	defer tr.Release()
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		for r := 0; r < int(rec.NumRows()); r++ {
 			buf = buf[:0]
 			for i := range ids {
 				var ok bool
-				if buf, ok = appendKeyValue(buf, cols[i][chunk], r); !ok {
+				if buf, ok = appendKeyValue(buf, rec.Column(i), r); !ok {
 					return nil, 0, fmt.Errorf("equality delete file %s: field %d: %w: type %s",
-						path, ids[i], errUnsupportedDelete, cols[i][chunk].DataType())
+						path, ids[i], errUnsupportedDelete, rec.Column(i).DataType())
 				}
 			}
 			if _, dup := d.keys[string(buf)]; !dup {
@@ -276,6 +275,9 @@ func readEqDeletes(ctx context.Context, fsys iceio.IO, path string, ids []int) (
 				size += int64(len(buf)) + 48
 			}
 		}
+	}
+	if err := tr.Err(); err != nil {
+		return nil, 0, fmt.Errorf("read equality delete file %s: %w", path, err)
 	}
 	return d, size, nil
 }
@@ -290,25 +292,31 @@ func readPosDeletes(ctx context.Context, fsys iceio.IO, path string) (any, int64
 	defer tbl.Release()
 	out := posDeletes{}
 	size := int64(64)
-	paths, poss := tbl.Column(0).Data().Chunks(), tbl.Column(1).Data().Chunks()
-	for chunk := range paths {
-		ps, okP := paths[chunk].(*array.String)
-		pos, okN := poss[chunk].(*array.Int64)
+	tr := array.NewTableReader(tbl, 1<<16) // batches whose columns line up
+	defer tr.Release()
+	for tr.Next() {
+		rec := tr.RecordBatch()
+		ps, okP := rec.Column(0).(*array.String)
+		pos, okN := rec.Column(1).(*array.Int64)
 		if !okP || !okN {
 			return nil, 0, fmt.Errorf("position delete file %s: %w: columns %s, %s", path, errUnsupportedDelete,
-				paths[chunk].DataType(), poss[chunk].DataType())
+				rec.Column(0).DataType(), rec.Column(1).DataType())
 		}
 		for r := 0; r < ps.Len(); r++ {
 			if ps.IsNull(r) || pos.IsNull(r) {
-				return nil, 0, fmt.Errorf("position delete file %s: row %d: null file_path or pos", path, r)
+				return nil, 0, fmt.Errorf("position delete file %s: null file_path or pos", path)
 			}
-			p := ps.Value(r)
+			p := ps.Value(r) // aliases the column's buffer: cloned when kept
 			if _, seen := out[p]; !seen {
+				p = strings.Clone(p)
 				size += int64(len(p)) + 64
 			}
 			out[p] = append(out[p], pos.Value(r))
 			size += 8
 		}
+	}
+	if err := tr.Err(); err != nil {
+		return nil, 0, fmt.Errorf("read position delete file %s: %w", path, err)
 	}
 	for p, list := range out {
 		slices.Sort(list)

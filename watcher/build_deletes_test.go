@@ -2,13 +2,16 @@ package watcher_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
 
 	"github.com/floehq/floe/checkpoint"
@@ -219,5 +222,84 @@ func TestIcebergBuilder_ScanDeletesMatchesOwnDeletes(t *testing.T) {
 		if _, distinct := deleteUses(t, l); (scan && n != 0) || (!scan && n != int64(distinct)) {
 			t.Fatalf("ScanDeletes %v: %d delete files read into the cache, %d apply", scan, n, distinct)
 		}
+	}
+}
+
+// eqDelete commits one equality delete file on the fields ids of the
+// lake's schema (id long, v string), holding rows.
+func (l *lake) eqDelete(ids []int, rows [][2]any) {
+	ctx := context.Background()
+	tbl := l.load()
+	tx := tbl.NewTransaction()
+	var fields []arrow.Field
+	for _, id := range ids {
+		f := arrow.Field{Name: "id", Type: arrow.PrimitiveTypes.Int64}
+		if id == 2 {
+			f = arrow.Field{Name: "v", Type: arrow.BinaryTypes.String, Nullable: true}
+		}
+		f.Metadata = arrow.NewMetadata([]string{"PARQUET:field_id"}, []string{fmt.Sprint(id)})
+		fields = append(fields, f)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, arrow.NewSchema(fields, nil))
+	defer b.Release()
+	for _, r := range rows {
+		for i, id := range ids {
+			switch v := r[id-1].(type) {
+			case int64:
+				b.Field(i).(*array.Int64Builder).Append(v)
+			case string:
+				b.Field(i).(*array.StringBuilder).Append(v)
+			case nil:
+				b.Field(i).AppendNull()
+			}
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	files, err := tx.WriteEqualityDeletes(ctx, ids, one(rec))
+	if err != nil {
+		l.t.Fatalf("write equality deletes: %v", err)
+	}
+	if err := tx.NewRowDelta(nil).AddDeletes(files...).Commit(ctx); err != nil {
+		l.t.Fatalf("commit equality deletes: %v", err)
+	}
+	if _, err := tx.Commit(ctx); err != nil {
+		l.t.Fatalf("commit equality deletes: %v", err)
+	}
+}
+
+// Equality deletes on another field (v, a string) and on two fields
+// together (id and v: a row goes only when both equal) apply alongside
+// the id deletes, each list of fields compared on its own, and give
+// exactly iceberg-go's rows (B1).
+func TestIcebergBuilder_EqualityDeletesOnSeveralFields(t *testing.T) {
+	l := newLake(t, iceberg.Properties{"format-version": "2"})
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
+	if err := store.CreateTable(context.Background(), realTable(t, l, nil)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		l.appendRows(50) // ids 0..149, v "v<id>"
+	}
+	syncDeletes(t, w, l, up, root)
+	l.eqDelete([]int{2}, [][2]any{{nil, "v3"}, {nil, "v77"}, {nil, "none"}})
+	l.eqDelete([]int{1, 2}, [][2]any{{int64(10), "v10"}, {int64(11), "not v11"}, {int64(120), "v120"}})
+	l.upsert([]int64{5, 140})
+	_, distinct := deleteUses(t, l)
+	if n := syncDeletes(t, w, l, up, root); n != int64(distinct) {
+		t.Fatalf("read %d delete files, want %d", n, distinct)
+	}
+	got := servedRows(t, up, root)
+	for _, id := range []int64{3, 77, 10, 120} {
+		if _, ok := got[id]; ok {
+			t.Errorf("id %d must be deleted", id)
+		}
+	}
+	if got[11] != "v11" || got[5] != "upserted" || len(got) != 150-4 {
+		t.Errorf("rows: id 11 %q, id 5 %q, %d rows; want v11, upserted, 146", got[11], got[5], len(got))
 	}
 }
