@@ -20,10 +20,11 @@ import (
 )
 
 // IcebergBuilder is the SegmentBuilder that reads a unit's data files
-// through iceberg-go (columns matched by field id, deletes applied), one
-// file after another, and writes Pinot segment tarballs with the segments
-// package: one segment per MaxRowsPerSegment rows (cut at batch
-// boundaries), none when deletes removed every row.
+// through iceberg-go (columns matched by field id, deletes applied: the
+// position and equality deletes by floe, from BuildRequest.Deletes, B1
+// and B2), one file after another, and writes Pinot segment tarballs with
+// the segments package: one segment per MaxRowsPerSegment rows (cut at
+// batch boundaries), none when deletes removed every row.
 type IcebergBuilder struct {
 	// Now stamps creation.meta; nil means time.Now.
 	Now func() time.Time
