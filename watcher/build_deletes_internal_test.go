@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/apache/iceberg-go"
 )
 
 // keyOf encodes value i of the array a builds.
@@ -201,5 +202,35 @@ func TestDeleteCache_Get(t *testing.T) {
 	}
 	if _, err := c.get(ctx, "bad", sized(1)); err != nil {
 		t.Fatalf("a failed read is not kept: %v", err)
+	}
+}
+
+// floe applies an equality delete itself only when each of its fields is
+// a top-level column of a type it compares; otherwise (a field nested in
+// a struct, one the snapshot's schema lacks) iceberg-go's scan applies
+// the data file's deletes (B1).
+func TestDeleteFilter_AddEq(t *testing.T) {
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "v", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "s", Type: &iceberg.StructType{FieldList: []iceberg.NestedField{
+			{ID: 4, Name: "k", Type: iceberg.PrimitiveTypes.Int64}}}})
+	for _, tc := range []struct {
+		fields []int
+		ok     bool
+	}{
+		{[]int{1}, true}, {[]int{2, 1}, true}, {[]int{4}, false}, {[]int{3}, false}, {[]int{9}, false}, {[]int{1, 4}, false},
+	} {
+		d := &deleteFilter{}
+		if got := d.addEq(sc, "f", &eqDeletes{fields: tc.fields}); got != tc.ok {
+			t.Errorf("fields %v: addEq %v, want %v", tc.fields, got, tc.ok)
+		}
+	}
+	d := &deleteFilter{}
+	d.addEq(sc, "a", &eqDeletes{fields: []int{1}})
+	d.addEq(sc, "b", &eqDeletes{fields: []int{2}})
+	d.addEq(sc, "c", &eqDeletes{fields: []int{1}})
+	if len(d.groups) != 2 || len(d.groups[0].sets) != 2 || d.groups[0].names[0] != "id" || d.groups[1].names[0] != "v" {
+		t.Fatalf("files of the same fields share a group: %+v", d.groups)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
@@ -301,5 +302,52 @@ func TestIcebergBuilder_EqualityDeletesOnSeveralFields(t *testing.T) {
 	}
 	if got[11] != "v11" || got[5] != "upserted" || len(got) != 150-4 {
 		t.Errorf("rows: id 11 %q, id 5 %q, %d rows; want v11, upserted, 146", got[11], got[5], len(got))
+	}
+}
+
+// appendNullable appends one data file of ids whose v is null where vs
+// holds "".
+func (l *lake) appendNullable(ids []int64, vs []string) {
+	tbl := l.load()
+	sc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
+	defer b.Release()
+	for i, id := range ids {
+		b.Field(0).(*array.Int64Builder).Append(id)
+		if vs[i] == "" {
+			b.Field(1).AppendNull()
+		} else {
+			b.Field(1).(*array.StringBuilder).Append(vs[i])
+		}
+	}
+	rec := b.NewRecordBatch()
+	defer rec.Release()
+	at := array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
+	defer at.Release()
+	if _, err := tbl.AppendTable(context.Background(), at, int64(len(ids)), nil); err != nil {
+		l.t.Fatal(err)
+	}
+}
+
+// A null in an equality delete deletes the rows whose field is null, and
+// only those (B1): the rows equal iceberg-go's.
+func TestIcebergBuilder_EqualityDeleteOfNull(t *testing.T) {
+	l := newLake(t, iceberg.Properties{"format-version": "2"})
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{}, Uploader: up},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
+	if err := store.CreateTable(context.Background(), realTable(t, l, nil)); err != nil {
+		t.Fatal(err)
+	}
+	l.appendNullable([]int64{1, 2, 3, 4}, []string{"a", "", "b", ""})
+	l.eqDelete([]int{2}, [][2]any{{nil, nil}, {nil, "b"}})
+	syncDeletes(t, w, l, up, root)
+	if got := servedRows(t, up, root); len(got) != 1 || got[1] != "a" {
+		t.Fatalf("rows %v, want only id 1 (the null and \"b\" rows deleted)", got)
 	}
 }
