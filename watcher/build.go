@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/arrow"
 	floeparquet "github.com/floehq/floe/segments/parquet"
@@ -124,7 +125,11 @@ func (u *unitSource) Next(ctx context.Context) (*segments.Batch, error) {
 // open starts reading one data file with its deletes applied: directly
 // when it can, else through the Iceberg scan.
 func (u *unitSource) open(ctx context.Context, f plan.File) error {
-	src, ok, err := u.openDirect(ctx, f)
+	tasks, filter, err := u.ownDeletes(ctx, f)
+	if err != nil {
+		return fmt.Errorf("read deletes of data file %s: %w", f.Path, err)
+	}
+	src, ok, err := u.openDirect(ctx, f, tasks, filter)
 	if err != nil {
 		return err
 	}
@@ -132,21 +137,17 @@ func (u *unitSource) open(ctx context.Context, f plan.File) error {
 		u.cur, u.path, u.rows[f.Path] = src, f.Path, 0
 		return nil
 	}
-	return u.openScan(ctx, f)
+	return u.openScan(ctx, f, tasks, filter)
 }
 
-// openScan reads f through iceberg-go's scan (columns projected by field
-// id) and the Arrow source. floe applies the position and equality
-// deletes itself, from the delete cache (B1, B2); the scan applies
-// deletion vectors, and every delete file floe does not decode.
-func (u *unitSource) openScan(ctx context.Context, f plan.File) error {
+// openScan reads f through iceberg-go's scan of tasks (columns projected
+// by field id) and the Arrow source; filter, if any, applies the position
+// and equality deletes ownDeletes took out of the tasks (B1, B2); the
+// scan applies what the tasks keep.
+func (u *unitSource) openScan(ctx context.Context, f plan.File, tasks []table.FileScanTask, filter *deleteFilter) error {
 	opts := []table.ScanOption{table.WithSnapshotID(u.req.SnapshotID)}
 	if u.b.BatchRows > 0 {
 		opts = append(opts, table.WithArrowBatchSize(u.b.BatchRows))
-	}
-	tasks, filter, err := u.ownDeletes(ctx, f)
-	if err != nil {
-		return fmt.Errorf("read deletes of data file %s: %w", f.Path, err)
 	}
 	arrowSchema, batches, err := u.req.Source.Scan(opts...).ReadTasks(ctx, tasks)
 	if err != nil {
@@ -187,14 +188,23 @@ func (u *unitSource) ownDeletes(ctx context.Context, f plan.File) ([]table.FileS
 
 // openDirect opens f with floe's Parquet source, binding each Pinot column
 // to its Iceberg field id (bindSnapshot), when nothing needs the scan: no
-// delete file applies and the file has every bound field (ok false
-// otherwise, e.g. a column added after the file was written, which the
-// scan fills with nulls).
-func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Source, bool, error) {
-	if u.b.ScanOnly || hasDeletes(f) {
+// delete file is left in tasks for the scan to apply, floe's filter (if
+// any) finds its keys among the source's columns (directKeys), and the
+// file has every bound field (ok false otherwise, e.g. a column added
+// after the file was written, which the scan fills with nulls).
+func (u *unitSource) openDirect(ctx context.Context, f plan.File, tasks []table.FileScanTask, filter *deleteFilter) (segments.Source, bool, error) {
+	if u.b.ScanOnly || u.b.ScanDeletes || taskDeletes(tasks) {
 		return nil, false, nil
 	}
 	b := bindSnapshot(u.req)
+	var keyCols [][]int
+	var keyTypes [][]spec.DataType
+	if filter != nil {
+		var ok bool
+		if keyCols, keyTypes, ok = directKeys(b, snapshotSchemaOf(u.req.Source, u.req.SnapshotID), filter); !ok {
+			return nil, false, nil
+		}
+	}
 	fsys, err := u.req.Source.FS(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
@@ -218,17 +228,26 @@ func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Sour
 		file.Close()
 		return nil, false, err
 	}
-	return b.wrap(closeBoth{Source: src, file: file}), true, nil
+	var out segments.Source = closeBoth{Source: src, file: file}
+	if filter != nil {
+		out = &filteredSource{Source: out, flt: filter, cols: keyCols, types: keyTypes}
+	}
+	return b.wrap(out), true, nil
 }
 
-// hasDeletes reports whether any delete file applies to f.
-func hasDeletes(f plan.File) bool {
-	for _, t := range f.Tasks {
+// taskDeletes reports whether a delete file is attached to tasks.
+func taskDeletes(tasks []table.FileScanTask) bool {
+	for _, t := range tasks {
 		if len(t.DeleteFiles)+len(t.EqualityDeleteFiles)+len(t.DeletionVectorFiles) > 0 {
 			return true
 		}
 	}
-	return f.DeleteFingerprint != ""
+	return false
+}
+
+// hasDeletes reports whether any delete file applies to f.
+func hasDeletes(f plan.File) bool {
+	return taskDeletes(f.Tasks) || f.DeleteFingerprint != ""
 }
 
 // closeBoth closes a Parquet source and the file under it.

@@ -196,8 +196,8 @@ func (d *deleteFilter) wrap(ctx context.Context, batches iter.Seq2[arrow.RecordB
 				return
 			}
 		}
-		if len(d.positions) > 0 && d.seen != d.want {
-			yield(nil, fmt.Errorf("apply position deletes to data file %s: the scan gave %d rows, the file holds %d", d.path, d.seen, d.want))
+		if err := d.checkPositions(); err != nil {
+			yield(nil, err)
 		}
 	}
 }
@@ -273,38 +273,53 @@ func (d *deleteFilter) bind(s *arrow.Schema) error {
 
 // deleted reports whether row r of rec, the file's row d.seen, is deleted.
 func (d *deleteFilter) deleted(rec arrow.RecordBatch, r int) (bool, error) {
-	pos := d.seen
-	d.seen++
-	for d.next < len(d.positions) && d.positions[d.next] < pos {
-		d.next++
-	}
-	if d.next < len(d.positions) && d.positions[d.next] == pos {
+	if d.atDeletedPosition() {
 		return true, nil
 	}
 	for _, g := range d.groups {
-		if hit, err := d.groupHolds(g, rec, r); hit || err != nil {
-			return hit, err
+		d.key = d.key[:0]
+		for i, c := range g.cols {
+			var ok bool
+			if d.key, ok = appendKeyValue(d.key, rec.Column(c), r); !ok {
+				return false, fmt.Errorf("apply equality deletes to data file %s: column %q: type %s not compared",
+					d.path, g.names[i], rec.Column(c).DataType())
+			}
+		}
+		if g.holds(d.key) {
+			return true, nil
 		}
 	}
 	return false, nil
 }
 
-// groupHolds reports whether a file of g deletes the key of row r.
-func (d *deleteFilter) groupHolds(g *eqGroup, rec arrow.RecordBatch, r int) (bool, error) {
-	d.key = d.key[:0]
-	for i, c := range g.cols {
-		var ok bool
-		if d.key, ok = appendKeyValue(d.key, rec.Column(c), r); !ok {
-			return false, fmt.Errorf("apply equality deletes to data file %s: column %q: type %s not compared",
-				d.path, g.names[i], rec.Column(c).DataType())
-		}
+// atDeletedPosition moves past the file's next row and reports whether a
+// position delete deletes it.
+func (d *deleteFilter) atDeletedPosition() bool {
+	pos := d.seen
+	d.seen++
+	for d.next < len(d.positions) && d.positions[d.next] < pos {
+		d.next++
 	}
+	return d.next < len(d.positions) && d.positions[d.next] == pos
+}
+
+// holds reports whether a delete file of g deletes key.
+func (g *eqGroup) holds(key []byte) bool {
 	for _, set := range g.sets {
-		if _, hit := set[string(d.key)]; hit {
-			return true, nil
+		if _, hit := set[string(key)]; hit {
+			return true
 		}
 	}
-	return false, nil
+	return false
+}
+
+// checkPositions fails when position deletes applied and the rows read
+// were not every row of the file, in order.
+func (d *deleteFilter) checkPositions() error {
+	if len(d.positions) > 0 && d.seen != d.want {
+		return fmt.Errorf("apply position deletes to data file %s: the read gave %d rows, the file holds %d", d.path, d.seen, d.want)
+	}
+	return nil
 }
 
 // appendKeyValue appends value i of arr to a key in a form where equal

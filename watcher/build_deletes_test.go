@@ -2,6 +2,7 @@ package watcher_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -17,8 +18,10 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments/read"
 	"github.com/floehq/floe/watcher"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // icebergRows are the rows (id → v) iceberg-go's own scan reads from the
@@ -196,7 +199,10 @@ func testDeletesReadOnce(t *testing.T, store checkpoint.Store, work checkpoint.W
 
 // The builder's reference mode (ScanDeletes: iceberg-go's scan applies
 // every delete, per data file) gives the same rows as floe's own
-// application of the same deletes (B1) and reads nothing into the cache.
+// application of the same deletes (B1), to the rows of iceberg-go's scan
+// (ScanOnly) and to those of floe's Parquet source (where the keys are
+// Pinot columns that hold them unchanged: id long → LONG), and reads
+// nothing into the cache.
 func TestIcebergBuilder_ScanDeletesMatchesOwnDeletes(t *testing.T) {
 	l := newLake(t, iceberg.Properties{"format-version": "2", "write.delete.mode": "merge-on-read"})
 	ctx := context.Background()
@@ -210,20 +216,58 @@ func TestIcebergBuilder_ScanDeletesMatchesOwnDeletes(t *testing.T) {
 	l.upsert([]int64{1, 2, 3, 4, 50, 51})
 	l.deleteWhere(iceberg.LessThan(iceberg.Reference("id"), int64(20)))
 	l.upsert([]int64{21, 22, 23, 24, 25})
-	for _, scan := range []bool{true, false} {
+	if direct, withDeletes := readsDirect(t, l); direct != withDeletes || withDeletes < 4 {
+		t.Fatalf("%d of the %d data files with deletes are read with floe's Parquet source, want all", direct, withDeletes)
+	}
+	for _, b := range []watcher.IcebergBuilder{{ScanDeletes: true}, {ScanOnly: true}, {}} {
 		store := checkpoint.NewMemory()
 		root := t.TempDir()
 		up := pinot.NewLocalDir(root)
-		w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{ScanDeletes: scan}, Uploader: up},
+		w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: b, Uploader: up},
 			watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
 		if err := store.CreateTable(ctx, realTable(t, l, nil)); err != nil {
 			t.Fatal(err)
 		}
 		n := syncDeletes(t, w, l, up, root)
-		if _, distinct := deleteUses(t, l); (scan && n != 0) || (!scan && n != int64(distinct)) {
-			t.Fatalf("ScanDeletes %v: %d delete files read into the cache, %d apply", scan, n, distinct)
+		if _, distinct := deleteUses(t, l); (b.ScanDeletes && n != 0) || (!b.ScanDeletes && n != int64(distinct)) {
+			t.Fatalf("%+v: %d delete files read into the cache, %d apply", b, n, distinct)
 		}
 	}
+}
+
+// readsDirect plans the lake's current snapshot whole and counts, among
+// its data files with deletes, those the builder reads with floe's
+// Parquet source (floe applying their deletes to it).
+func readsDirect(t *testing.T, l *lake) (direct, withDeletes int) {
+	t.Helper()
+	ctx := context.Background()
+	tbl := l.load()
+	rec := realTable(t, l, nil)
+	p, err := plan.New(plan.Options{}).Plan(ctx, "events", tbl, checkpoint.Checkpoint{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc spec.Schema
+	if err := json.Unmarshal(rec.SchemaJSON, &sc); err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range p.Build {
+		for _, f := range u.Files {
+			if f.DeleteFingerprint == "" {
+				continue
+			}
+			withDeletes++
+			req := watcher.BuildRequest{Table: rec, Schema: &sc, Source: tbl, SnapshotID: p.SnapshotID, Unit: u, OutDir: t.TempDir()}
+			ok, err := watcher.ReadsDirect(ctx, req, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
+				direct++
+			}
+		}
+	}
+	return direct, withDeletes
 }
 
 // eqDelete commits one equality delete file on the fields ids of the
