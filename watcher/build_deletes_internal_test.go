@@ -13,6 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"github.com/apache/iceberg-go"
+
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // keyOf encodes value i of the array a builds.
@@ -232,5 +234,51 @@ func TestDeleteFilter_AddEq(t *testing.T) {
 	d.addEq(sc, "c", &eqDeletes{fields: []int{1}})
 	if len(d.groups) != 2 || len(d.groups[0].sets) != 2 || d.groups[0].names[0] != "id" || d.groups[1].names[0] != "v" {
 		t.Fatalf("files of the same fields share a group: %+v", d.groups)
+	}
+}
+
+// floe's Parquet source applies equality deletes only where each key
+// field feeds a single-value column that holds its values unchanged
+// (B1): long or int into LONG, int into INT, string into STRING; a
+// timestamp (millis in Pinot), a double, an unbound field or a
+// multi-value column sends the file through iceberg-go's scan.
+func TestDirectKeys(t *testing.T) {
+	sc := iceberg.NewSchema(0,
+		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
+		iceberg.NestedField{ID: 2, Name: "v", Type: iceberg.PrimitiveTypes.String},
+		iceberg.NestedField{ID: 3, Name: "n", Type: iceberg.PrimitiveTypes.Int32},
+		iceberg.NestedField{ID: 4, Name: "ts", Type: iceberg.PrimitiveTypes.TimestampTz},
+		iceberg.NestedField{ID: 5, Name: "d", Type: iceberg.PrimitiveTypes.Float64},
+		iceberg.NestedField{ID: 6, Name: "u", Type: iceberg.PrimitiveTypes.Int64})
+	fields := []spec.FieldSpec{
+		{Name: "id", DataType: spec.Long, SingleValue: true}, {Name: "v", DataType: spec.String, SingleValue: true},
+		{Name: "n", DataType: spec.Long, SingleValue: true}, {Name: "ts", DataType: spec.Timestamp, SingleValue: true},
+		{Name: "d", DataType: spec.Double, SingleValue: true}, {Name: "u", DataType: spec.Int, SingleValue: true},
+	}
+	b := binding{read: &spec.Schema{Fields: fields}, ids: map[string]int{"id": 1, "v": 2, "n": 3, "ts": 4, "d": 5, "u": 6}}
+	for _, tc := range []struct {
+		fields []int
+		ok     bool
+	}{
+		{[]int{1}, true}, {[]int{2}, true}, {[]int{3}, true}, {[]int{1, 2}, true},
+		{[]int{4}, false}, {[]int{5}, false}, {[]int{6}, false}, {[]int{7}, false}, {[]int{1, 4}, false},
+	} {
+		flt := &deleteFilter{}
+		ok := flt.addEq(sc, "f", &eqDeletes{fields: tc.fields}) // false: the scan applies them anyway
+		var cols [][]int
+		if ok {
+			cols, _, ok = directKeys(b, sc, flt)
+		}
+		if ok != tc.ok {
+			t.Errorf("fields %v: direct %v, want %v", tc.fields, ok, tc.ok)
+		}
+		if ok && (len(cols) != 1 || len(cols[0]) != len(tc.fields)) {
+			t.Errorf("fields %v: columns %v", tc.fields, cols)
+		}
+	}
+	multi := binding{read: &spec.Schema{Fields: []spec.FieldSpec{{Name: "id", DataType: spec.Long, SingleValue: true},
+		{Name: "tags", DataType: spec.String}}}, ids: map[string]int{"id": 1, "tags": 2}}
+	if _, _, ok := directKeys(multi, sc, &deleteFilter{}); ok {
+		t.Errorf("a multi-value column must send the file through the scan")
 	}
 }
