@@ -193,7 +193,7 @@ func (u *unitSource) ownDeletes(ctx context.Context, f plan.File) ([]table.FileS
 // file has every bound field (ok false otherwise, e.g. a column added
 // after the file was written, which the scan fills with nulls).
 func (u *unitSource) openDirect(ctx context.Context, f plan.File, tasks []table.FileScanTask, filter *deleteFilter) (segments.Source, bool, error) {
-	if u.b.ScanOnly || u.b.ScanDeletes || taskDeletes(tasks) {
+	if u.b.ScanOnly || taskDeletes(tasks) || (u.b.ScanDeletes && hasDeletes(f)) {
 		return nil, false, nil
 	}
 	b := bindSnapshot(u.req)
