@@ -80,10 +80,11 @@ bench-compact: ## compaction of 10 / 10,000-file tables into a hundredth: the re
 	bash scripts/bench-plan.sh -compact-only -files 10,10000 -runs 5
 
 .PHONY: bench-eqdelete
-bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt; scattered keys, key index vs bounds alone; CPU per commit at 1,000 and 10,000 files (writes docs/benchmarks.md)
+bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt; scattered keys, key index vs bounds alone; CPU per commit at 1,000 and 10,000 files; CPU per commit as delete files accumulate (writes docs/benchmarks.md)
 	bash scripts/bench-eqdelete.sh
 	bash scripts/bench-eqdelete.sh -scattered
 	bash scripts/bench-eqdelete.sh -grow 1000,10000 -rows 200 -sink memory
+	bash scripts/bench-eqdelete.sh -accumulate 10 -files 200 -rows 2000 -deletes 5000 -sink memory
 
 .PHONY: bench-merge
 bench-merge: ## small files, one per snapshot: segments served and CPU with merges off and on (writes docs/benchmarks.md)

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/pinot"
+	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/arrow"
 	floeparquet "github.com/floehq/floe/segments/parquet"
@@ -20,10 +21,11 @@ import (
 )
 
 // IcebergBuilder is the SegmentBuilder that reads a unit's data files
-// through iceberg-go (columns matched by field id, deletes applied), one
-// file after another, and writes Pinot segment tarballs with the segments
-// package: one segment per MaxRowsPerSegment rows (cut at batch
-// boundaries), none when deletes removed every row.
+// through iceberg-go (columns matched by field id, deletes applied: the
+// position and equality deletes by floe, from BuildRequest.Deletes, B1
+// and B2), one file after another, and writes Pinot segment tarballs with
+// the segments package: one segment per MaxRowsPerSegment rows (cut at
+// batch boundaries), none when deletes removed every row.
 type IcebergBuilder struct {
 	// Now stamps creation.meta; nil means time.Now.
 	Now func() time.Time
@@ -36,13 +38,20 @@ type IcebergBuilder struct {
 	// same values at lower CPU and memory (docs/benchmarks.md, "The sync
 	// path").
 	ScanOnly bool
+	// ScanDeletes has iceberg-go's scan apply every delete file, read
+	// again for each data file it applies to, as floe did before its
+	// delete cache (B2); kept for benchmarks and as the reference of tests.
+	ScanDeletes bool
 }
 
 var _ SegmentBuilder = IcebergBuilder{}
 
 // Build converts req.Unit into segments and their tarballs in req.OutDir.
 func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) (BuildResult, error) {
-	files := &unitSource{b: b, req: req, rows: map[string]int64{}}
+	files := &unitSource{b: b, req: req, rows: map[string]int64{}, deletes: req.Deletes}
+	if files.deletes == nil {
+		files.deletes = NewDeleteCache(0) // the unit's own: its files share their delete files
+	}
 	defer files.Close()
 	now := time.Now
 	if b.Now != nil {
@@ -82,6 +91,8 @@ type unitSource struct {
 	cur  segments.Source // the open file, nil between files
 	path string
 	rows map[string]int64
+	// deletes holds the decoded delete files (B2).
+	deletes *DeleteCache
 }
 
 // Next returns the next batch of the open file, opening the next file at
@@ -114,7 +125,11 @@ func (u *unitSource) Next(ctx context.Context) (*segments.Batch, error) {
 // open starts reading one data file with its deletes applied: directly
 // when it can, else through the Iceberg scan.
 func (u *unitSource) open(ctx context.Context, f plan.File) error {
-	src, ok, err := u.openDirect(ctx, f)
+	tasks, filter, err := u.ownDeletes(ctx, f)
+	if err != nil {
+		return fmt.Errorf("read deletes of data file %s: %w", f.Path, err)
+	}
+	src, ok, err := u.openDirect(ctx, f, tasks, filter)
 	if err != nil {
 		return err
 	}
@@ -122,19 +137,24 @@ func (u *unitSource) open(ctx context.Context, f plan.File) error {
 		u.cur, u.path, u.rows[f.Path] = src, f.Path, 0
 		return nil
 	}
-	return u.openScan(ctx, f)
+	return u.openScan(ctx, f, tasks, filter)
 }
 
-// openScan reads f through iceberg-go's scan (deletes applied, columns
-// projected by field id) and the Arrow source.
-func (u *unitSource) openScan(ctx context.Context, f plan.File) error {
+// openScan reads f through iceberg-go's scan of tasks (columns projected
+// by field id) and the Arrow source; filter, if any, applies the position
+// and equality deletes ownDeletes took out of the tasks (B1, B2); the
+// scan applies what the tasks keep.
+func (u *unitSource) openScan(ctx context.Context, f plan.File, tasks []table.FileScanTask, filter *deleteFilter) error {
 	opts := []table.ScanOption{table.WithSnapshotID(u.req.SnapshotID)}
 	if u.b.BatchRows > 0 {
 		opts = append(opts, table.WithArrowBatchSize(u.b.BatchRows))
 	}
-	arrowSchema, batches, err := u.req.Source.Scan(opts...).ReadTasks(ctx, f.Tasks)
+	arrowSchema, batches, err := u.req.Source.Scan(opts...).ReadTasks(ctx, tasks)
 	if err != nil {
 		return fmt.Errorf("read data file %s: %w", f.Path, err)
+	}
+	if filter != nil {
+		batches = filter.wrap(ctx, batches)
 	}
 	b := bindSnapshot(u.req)
 	src, err := arrow.NewSource(arrowSchema, batches, arrow.Config{Schema: b.read, Columns: b.paths, Name: f.Path})
@@ -145,16 +165,46 @@ func (u *unitSource) openScan(ctx context.Context, f plan.File) error {
 	return nil
 }
 
+// ownDeletes returns the scan tasks of f and the filter that applies
+// their position and equality deletes (nil: the tasks apply them, or
+// there are none).
+func (u *unitSource) ownDeletes(ctx context.Context, f plan.File) ([]table.FileScanTask, *deleteFilter, error) {
+	if u.b.ScanDeletes || !hasDeletes(f) {
+		return f.Tasks, nil, nil
+	}
+	fsys, err := u.req.Source.FS(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	tasks, filter, ok, err := ownDeletes(ctx, u.deletes, fsys, snapshotSchemaOf(u.req.Source, u.req.SnapshotID), f)
+	if err != nil || !ok {
+		return f.Tasks, nil, err
+	}
+	if filter.empty() {
+		filter = nil
+	}
+	return tasks, filter, nil
+}
+
 // openDirect opens f with floe's Parquet source, binding each Pinot column
 // to its Iceberg field id (bindSnapshot), when nothing needs the scan: no
-// delete file applies and the file has every bound field (ok false
-// otherwise, e.g. a column added after the file was written, which the
-// scan fills with nulls).
-func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Source, bool, error) {
-	if u.b.ScanOnly || hasDeletes(f) {
+// delete file is left in tasks for the scan to apply, floe's filter (if
+// any) finds its keys among the source's columns (directKeys), and the
+// file has every bound field (ok false otherwise, e.g. a column added
+// after the file was written, which the scan fills with nulls).
+func (u *unitSource) openDirect(ctx context.Context, f plan.File, tasks []table.FileScanTask, filter *deleteFilter) (segments.Source, bool, error) {
+	if u.b.ScanOnly || taskDeletes(tasks) || (u.b.ScanDeletes && hasDeletes(f)) {
 		return nil, false, nil
 	}
 	b := bindSnapshot(u.req)
+	var keyCols [][]int
+	var keyTypes [][]spec.DataType
+	if filter != nil {
+		var ok bool
+		if keyCols, keyTypes, ok = directKeys(b, snapshotSchemaOf(u.req.Source, u.req.SnapshotID), filter); !ok {
+			return nil, false, nil
+		}
+	}
 	fsys, err := u.req.Source.FS(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
@@ -178,17 +228,26 @@ func (u *unitSource) openDirect(ctx context.Context, f plan.File) (segments.Sour
 		file.Close()
 		return nil, false, err
 	}
-	return b.wrap(closeBoth{Source: src, file: file}), true, nil
+	var out segments.Source = closeBoth{Source: src, file: file}
+	if filter != nil {
+		out = &filteredSource{Source: out, flt: filter, cols: keyCols, types: keyTypes}
+	}
+	return b.wrap(out), true, nil
 }
 
-// hasDeletes reports whether any delete file applies to f.
-func hasDeletes(f plan.File) bool {
-	for _, t := range f.Tasks {
+// taskDeletes reports whether a delete file is attached to tasks.
+func taskDeletes(tasks []table.FileScanTask) bool {
+	for _, t := range tasks {
 		if len(t.DeleteFiles)+len(t.EqualityDeleteFiles)+len(t.DeletionVectorFiles) > 0 {
 			return true
 		}
 	}
-	return f.DeleteFingerprint != ""
+	return false
+}
+
+// hasDeletes reports whether any delete file applies to f.
+func hasDeletes(f plan.File) bool {
+	return taskDeletes(f.Tasks) || f.DeleteFingerprint != ""
 }
 
 // closeBoth closes a Parquet source and the file under it.

@@ -26,7 +26,13 @@ type builderPool struct {
 	mu      sync.Mutex
 	running bool
 	sources sourceCache
+	// deletes are the delete files the replica's builds decoded (B2).
+	deletes DeleteCache
 }
+
+// DeleteCacheStats returns the counters of the replica's delete cache:
+// how many delete files its builds read, and how often one was reused.
+func (w *Watcher) DeleteCacheStats() DeleteCacheStats { return w.builders.deletes.Stats() }
 
 // startBuilders starts BuildParallelism builders on the work queue, once;
 // they stop with ctx.
@@ -174,7 +180,8 @@ func (w *Watcher) itemRequest(ctx context.Context, item checkpoint.WorkItem) (Bu
 		served[s] = true
 	}
 	return BuildRequest{Table: t, Schema: schema, TableConfig: tc, Source: src.Table, SnapshotID: item.SnapshotID,
-		Unit: unit, SegmentBase: env.SegmentBase, MaxRowsPerSegment: env.MaxRowsPerSegment, PlannedSegments: env.Planned}, served, nil
+		Unit: unit, SegmentBase: env.SegmentBase, MaxRowsPerSegment: env.MaxRowsPerSegment, PlannedSegments: env.Planned,
+		Deletes: &w.builders.deletes}, served, nil
 }
 
 // sourceCache keeps the last loaded Iceberg tables, so the builders of one

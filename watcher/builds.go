@@ -113,7 +113,7 @@ func (r *runner) buildRequest(t target, u plan.Unit) BuildRequest {
 	return BuildRequest{
 		Table: r.table, Schema: t.schema, TableConfig: t.tc, Source: t.src.Table, SnapshotID: t.plan.SnapshotID,
 		Unit: u, SegmentBase: t.bases[u.Key], OutDir: r.dir, MaxRowsPerSegment: r.maxRowsPerSegment(),
-		PlannedSegments: t.planned[u.Key],
+		PlannedSegments: t.planned[u.Key], Deletes: &r.w.builders.deletes,
 	}
 }
 

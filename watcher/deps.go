@@ -51,6 +51,10 @@ type BuildRequest struct {
 	// a build that gives more uploads none of them (I9). Builders need not
 	// read it.
 	PlannedSegments int
+	// Deletes is the replica's cache of decoded delete files, shared by
+	// its builds (B2); nil: the build reads each delete file once for the
+	// unit. Builders need not use it.
+	Deletes *DeleteCache
 }
 
 // SegmentName is the name of the request's idx-th segment.

@@ -50,6 +50,25 @@
 //   - D4 the run records buffered during a store outage are written before
 //     Drain returns (or Drain says how many were not).
 //
+// Deletes at build time (build.go, build_deletes.go, build_deletefilter.go,
+// build_directdeletes.go):
+//   - B1 a data file with deletes yields exactly Iceberg's rows: the
+//     delete files applied are those the plan attached to its scan task
+//     (the planner's sequence-number and partition rules: an equality
+//     delete applies to data files of a strictly smaller data sequence
+//     number, a position delete to those of a smaller or equal one).
+//     floe applies position and equality deletes itself to the rows read
+//     without them (by floe's Parquet source when the key fields feed
+//     Pinot columns that hold their values unchanged, else by iceberg-go's
+//     scan); the scan applies deletion vectors, and every delete file
+//     floe does not decode (a key type it does not compare, a nested key
+//     field).
+//   - B2 a replica fetches and decodes each delete file once while it
+//     stays in its delete cache (DeleteCache, DefaultDeleteCacheBytes,
+//     least recently used first out), whatever number of data files, units
+//     and runs it applies to, local or claimed from the work queue; builds
+//     that need a file another build is reading wait for that read.
+//
 // Observability: the watcher reports runs, phases, files, takeovers and lag
 // through Metrics (metrics.go; an interface it owns, metrics.Registry
 // implements it), and keeps each run's own log lines, INFO and above and

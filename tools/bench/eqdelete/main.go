@@ -5,6 +5,9 @@
 // (random keys, and recent keys as a monotonic CDC stream deletes) with
 // the rule floe had before, every equality delete rebuilding every older
 // file of its partition (plan.Options.EqualityDeletesWholePartition).
+// With -accumulate it measures CPU per commit step by step as equality
+// delete files accumulate, the builder's delete cache against iceberg-go's
+// scan reading them per data file (watcher.IcebergBuilder.ScanDeletes).
 //
 //	eqbench -files 1000 -rows 2000 -commits 5 -dir .cache/bench/eqdelete -report docs/benchmarks.md
 //
@@ -42,6 +45,9 @@ type options struct {
 	grow []int
 	// sink is the Pinot stand-in: localdir (pinot.LocalDir) or memory.
 	sink string
+	// accumulate, when above 0, is how many commits runAccumulate
+	// measures one by one as equality deletes accumulate.
+	accumulate int
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -60,6 +66,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		"pprof -focus RunOnce shows the runs) to this file; with -grow the runs are labelled files=<size>")
 	fs.StringVar(&o.sink, "sink", "localdir", "Pinot stand-in: localdir (the local-directory sink, which rereads and "+
 		"rewrites its whole served list on every write) or memory (served list in memory: floe's own cost)")
+	fs.IntVar(&o.accumulate, "accumulate", 0, "measure CPU per commit step by step over this many commits as equality "+
+		"delete files accumulate, the builder's delete cache against iceberg-go's scan reading them per data file "+
+		"(one table each, commits alternating), instead of the contenders")
 	grow := fs.String("grow", "", "table sizes in files, ascending and comma-separated (e.g. 1000,10000): measure "+
 		"key bounds and key index on a table of each size, commits alternating between them, instead of the contenders")
 	if err := fs.Parse(args); err != nil {
@@ -77,6 +86,13 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.sink != "localdir" && o.sink != "memory" {
 		return o, fmt.Errorf("-sink: %q is neither localdir nor memory", o.sink)
 	}
+	if o.accumulate > 0 {
+		// Random existing keys only: -deletes may exceed a file's rows.
+		if o.files < 2 || o.deletes < 1 || o.perCommit < 1 || 2*o.deletes*o.accumulate > o.files*o.rows {
+			return o, errors.New("-files ≥ 2, -deletes ≥ 1, and -accumulate × -deletes at most half the table's rows")
+		}
+		return o, nil
+	}
 	if o.files < 2 || o.rows < o.deletes || o.commits < 1 || o.deletes < 1 || o.perCommit < 1 {
 		return o, errors.New("-files ≥ 2, -commits ≥ 1, -deletes ≥ 1 and -rows ≥ -deletes")
 	}
@@ -89,6 +105,9 @@ type contender struct {
 	whole   bool // plan.Options.EqualityDeletesWholePartition
 	noIndex bool // plan.Options.NoKeyIndex
 	recent  bool // keys of the most recent file, else random existing keys
+	// scanDeletes: the builder has iceberg-go's scan apply the deletes,
+	// per data file (watcher.IcebergBuilder.ScanDeletes).
+	scanDeletes bool
 }
 
 // contenders are the ways compared on a table of disjoint id ranges, or
@@ -117,6 +136,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if len(o.grow) > 0 {
 		return runGrowth(ctx, o, stdout, stderr)
+	}
+	if o.accumulate > 0 {
+		return runAccumulate(ctx, o, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "eqbench: building a table of %d files × %d rows\n", o.files, o.rows)
 	c, err := newCDCTable(ctx, filepath.Join(o.dir, "lake"), o.files, o.rows, o.perCommit, o.scattered)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/pprof"
 	"time"
 
@@ -63,6 +64,9 @@ type session struct {
 	keys *keyPicker
 	w    *watcher.Watcher
 	r    result
+	// settle collects garbage before each measured run (runAccumulate,
+	// whose contenders' runs alternate in one process).
+	settle bool
 }
 
 // newSession seeds a watcher on the table as it is (placeholder
@@ -74,6 +78,7 @@ func newSession(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct
 		return nil, err
 	}
 	b := &lake.SeedBuilder{}
+	b.Real.ScanDeletes = ct.scanDeletes
 	b.Seeding.Store(true)
 	var sink pinot.Uploader = pinot.NewLocalDir(filepath.Join(dir, "pinot"))
 	if o.sink == "memory" {
@@ -92,24 +97,45 @@ func newSession(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct
 // step commits one new file and an equality delete, then runs the
 // watcher; counted, it adds the run's cost to the sums.
 func (s *session) step(ctx context.Context, counted bool) error {
+	_, err := s.stepCost(ctx, counted)
+	return err
+}
+
+// stepCost is step, returning the run's cost.
+func (s *session) stepCost(ctx context.Context, counted bool) (stepCost, error) {
 	ks := s.keys.pick(s.c.files, s.o.deletes, s.r.recent)
 	held, hit := s.keys.held(ks)
 	if err := s.c.commit(ctx, 1, ks); err != nil {
-		return err
+		return stepCost{}, err
 	}
 	s.keys.remember(ks)
+	if s.settle {
+		runtime.GC() // the garbage of the commit, and of the other table's run, is not this run's
+	}
+	st0 := s.w.DeleteCacheStats()
 	cpu0, t0 := cli.CPUTime(), time.Now()
 	run, err := s.w.RunOnce(ctx, tableName, "bench", nil)
 	if err != nil {
-		return err
+		return stepCost{}, err
 	}
 	if run.Status != checkpoint.RunCompleted {
-		return fmt.Errorf("run %s: %s", run.Status, run.Error)
+		return stepCost{}, fmt.Errorf("run %s: %s", run.Status, run.Error)
 	}
+	st := s.w.DeleteCacheStats()
+	c := stepCost{cpu: cli.CPUTime() - cpu0, wall: time.Since(t0), reads: st.Reads - st0.Reads,
+		uses: st.Reads + st.Hits - st0.Reads - st0.Hits, run: run}
 	if counted {
-		s.r.add(cli.CPUTime()-cpu0, time.Since(t0), run, held+int64(s.o.rows), hit)
+		s.r.add(c.cpu, c.wall, run, held+int64(s.o.rows), hit)
 	}
-	return nil
+	return c, nil
+}
+
+// stepCost is what one commit's run cost.
+type stepCost struct {
+	cpu, wall time.Duration
+	reads     int64 // delete files the run read into the builder's cache
+	uses      int64 // delete files applied to a data file, summed over the data files
+	run       checkpoint.Run
 }
 
 func (r *result) add(cpu, wall time.Duration, run checkpoint.Run, held int64, hit int) {
