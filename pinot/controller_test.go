@@ -191,6 +191,16 @@ func (f *fakeController) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.fail("table", w)
 	case r.Method == "GET" && r.URL.Path == "/segments/missing":
 		http.Error(w, `{"code":404,"error":"Table missing not found"}`, 404)
+	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/segments/t/") && strings.HasSuffix(r.URL.Path, "/metadata"):
+		name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/segments/t/"), "/metadata")
+		f.record("metadata " + name + " type=" + q.Get("type"))
+		if f.fail("metadata", w) {
+			return
+		}
+		// Segment ZK metadata as the controller answers it: every value a
+		// string, the custom map as JSON text.
+		fmt.Fprintf(w, `{"segment.crc":"2018915346","segment.total.docs":"40","segment.index.version":"v3",`+
+			`"custom.map":"{\"floe.sourceFile\":\"s3://lake/%s.parquet\"}","segment.push.time":"1700000000000"}`, name)
 	case r.Method == "GET" && strings.Count(r.URL.Path, "/") == 2 && strings.HasPrefix(r.URL.Path, "/segments/"):
 		f.record("list")
 		if f.fail("list", w) {
