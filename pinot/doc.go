@@ -15,7 +15,10 @@
 // uploaded one by one, across a crash of the uploading process: the
 // lineage (LineageReader) lists open replacements with their ids, so a
 // caller whose swap is exactly an open one ends that one instead of
-// starting another; deletes post the names to /segments/{table}/delete.
+// starting another, and reads the metadata of the To segments already
+// uploaded (SegmentInspector: GET /segments/{table}/{segment}/metadata, or
+// LocalDir's tarballs) to skip what a dead run uploaded whole; deletes post
+// the names to /segments/{table}/delete.
 //
 // Invariants (tests cite them):
 //
