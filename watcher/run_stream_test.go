@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -609,6 +610,69 @@ func TestRun_AppendRevertsAbandonedReplacement(t *testing.T) {
 	}
 	if lin, _ := h.up.SegmentLineage(ctx, "events"); len(lin.Replacements) != 0 || !lin.Hidden["events_dead_0"] {
 		t.Fatalf("the abandoned replacement must be reverted (its name hidden): %+v", lin)
+	}
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
+}
+
+// takenOver is a store whose lease renewals are refused as fenced once
+// taken is set: another replica took the table's lease.
+type takenOver struct {
+	checkpoint.Store
+	taken *atomic.Bool
+}
+
+func (s takenOver) RenewLease(ctx context.Context, l checkpoint.Lease, ttl time.Duration) (checkpoint.Lease, error) {
+	if s.taken.Load() {
+		return checkpoint.Lease{}, fmt.Errorf("renew lease of %s: %w", l.Table, checkpoint.ErrFenced)
+	}
+	return s.Store.RenewLease(ctx, l, ttl)
+}
+
+// takeOverOnLineage sets taken as the run reads Pinot's lineage: after the
+// run planned, before it touches Pinot.
+type takeOverOnLineage struct {
+	*streamProbe
+	taken *atomic.Bool
+}
+
+func (u takeOverOnLineage) SegmentLineage(ctx context.Context, table string) (pinot.Lineage, error) {
+	u.taken.Store(true)
+	return u.streamProbe.SegmentLineage(ctx, table)
+}
+
+// I4: an appending run that lost its lease before it reverts an abandoned
+// replacement reverts nothing and uploads nothing (the revert passes the
+// lease guard); the lease holder's next run reverts it.
+func TestRun_AppendWithoutLeaseLeavesAbandonedReplacement(t *testing.T) {
+	h, probe, root := streamHarness(t)
+	for range 2 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	ctx := context.Background()
+	served, _ := h.up.ListSegments(ctx, "events")
+	if _, err := probe.LocalDir.StartReplace(ctx, "events", served[:1], []string{"events_dead_0"}); err != nil {
+		t.Fatal(err)
+	}
+	h.lake.appendRows(5)
+	taken := &atomic.Bool{}
+	fenced := watcher.New(watcher.Deps{Store: takenOver{Store: h.store, taken: taken}, Loader: loader{h.lake},
+		Builder: h.builder, Uploader: takeOverOnLineage{streamProbe: probe, taken: taken}},
+		watcher.Options{Owner: "test", LeaseTTL: time.Minute, BuildParallelism: 2, WorkDir: t.TempDir()})
+	probe.events = nil
+	if _, err := fenced.RunOnce(ctx, "events", "test", nil); err == nil || !strings.Contains(err.Error(), checkpoint.ErrFenced.Error()) {
+		t.Fatalf("want the run that lost its lease stopped as fenced, got %v", err)
+	}
+	if len(probe.events) != 0 {
+		t.Fatalf("I4: a run without its lease changed Pinot: %v", probe.events)
+	}
+	if lin, _ := h.up.SegmentLineage(ctx, "events"); len(lin.Replacements) != 1 {
+		t.Fatalf("the abandoned replacement must stay open for the lease holder: %+v", lin.Replacements)
+	}
+	h.sync(t)
+	if probe.count("revert") != 1 {
+		t.Fatalf("the lease holder's run must revert the abandoned replacement: %v", probe.events)
 	}
 	h.assertConsistent(t)
 	assertNoOrphanTarballs(t, h.up, root)
