@@ -22,7 +22,8 @@ const (
 // dead run that opened it uploaded completely and correctly (I9): the run
 // takes them as built and builds only the others. tokens are the ledger's
 // tokens of the replacement's To names as the run found them, before it
-// recorded them itself. Without a SegmentInspector nothing is reused.
+// recorded them itself. Without a SegmentInspector, or when Pinot cannot
+// say what it holds (logged), nothing is reused: every unit is built.
 func (r *runner) uploadedUnits(ctx context.Context, t target, s streamPlan, tokens map[string]int64) (map[string]builtUnit, error) {
 	in, ok := r.w.deps.Uploader.(pinot.SegmentInspector)
 	if !ok {
@@ -30,7 +31,12 @@ func (r *runner) uploadedUnits(ctx context.Context, t target, s streamPlan, toke
 	}
 	infos, err := in.UploadedSegments(ctx, r.table.Name, s.to)
 	if err != nil {
-		return nil, fmt.Errorf("read segments of the open replacement: %w", err)
+		if ctx.Err() != nil {
+			return nil, context.Cause(ctx)
+		}
+		r.w.log.Warn("cannot read the segments of the open replacement; building every unit",
+			slog.String(attrTable, r.table.Name), slog.String("error", err.Error()))
+		return nil, nil
 	}
 	check := reuseCheck{infos: infos, tokens: tokens, mine: r.keeper.current().Token, served: t.served,
 		max: r.maxRowsPerSegment()}

@@ -677,3 +677,35 @@ func TestRun_AppendWithoutLeaseLeavesAbandonedReplacement(t *testing.T) {
 	h.assertConsistent(t)
 	assertNoOrphanTarballs(t, h.up, root)
 }
+
+// blindSink cannot say which segments it holds.
+type blindSink struct{ *streamProbe }
+
+func (blindSink) UploadedSegments(context.Context, string, []string) (map[string]pinot.SegmentInfo, error) {
+	return nil, errors.New("GET /segments/events/x/metadata: HTTP 404")
+}
+
+// I9: when Pinot cannot tell what the open replacement holds, the resumed
+// run trusts nothing and builds every unit, and still ends exact.
+func TestRun_StreamedReplaceResumeBuildsAllWhenSinkCannotTell(t *testing.T) {
+	h, probe, root := resumeHarness(t)
+	for range 2 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	overwriteWithAppends(h.lake, 3, 2)
+	probe.events, probe.failAfter, probe.uploads = nil, 4, 0
+	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
+		t.Fatal("want the run to fail when the sink goes away")
+	}
+	h.w = watcher.New(watcher.Deps{Store: h.store, Loader: loader{h.lake}, Builder: metaBuilder{}, Uploader: blindSink{probe}},
+		watcher.Options{Owner: "test", LeaseTTL: time.Minute, BuildParallelism: 1, WorkDir: t.TempDir(), MaxRowsPerSegment: 2})
+	probe.events, probe.failAfter = nil, 0
+	run := h.sync(t)
+	if line, ok := runLine(t, h.store, run, "resume open replacement"); !ok || line.Attrs["reused"] != "0" {
+		t.Fatalf("resume log %v, want no unit reused", line.Attrs)
+	}
+	probe.assertStreamed(t, false, 6)
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
+}
