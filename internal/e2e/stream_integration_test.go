@@ -238,3 +238,66 @@ func (c *cluster) assertNoOrphanTarballs(table string) {
 		c.t.Fatalf("sink holds tarballs %v, serves %v", got, want)
 	}
 }
+
+// I9, I2: a lease holder SIGKILLed while it streams an overwrite leaves
+// its replacement open; the table is then rolled back to the synced
+// snapshot and appended to, so the next run only adds files. That run
+// reverts the abandoned replacement (logged) before it uploads, and the
+// table ends exact with no replacement open and no orphan segment.
+func TestStream_AppendRevertsAbandonedReplacement(t *testing.T) {
+	abandonedScenario(t, nil)
+}
+
+// The same against a real Pinot cluster's segment lineage.
+func TestStream_AppendRevertsAbandonedReplacementCluster(t *testing.T) {
+	abandonedScenario(t, testpeer.StartPinot(t))
+}
+
+func abandonedScenario(t *testing.T, pc *testpeer.PinotCluster) {
+	const table = "events"
+	c := newCluster(t, settings{replicas: 1, leaseTTL: 3 * time.Second, batchFiles: 64, buildParallelism: 1,
+		claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?", pinot: pc})
+	c.lake.appendFiles(4, 10_000)
+	r := c.start(0)
+	c.createTable(r, table)
+	c.waitConverged(table, 60*time.Second)
+	synced, _ := c.lake.snapshot()
+
+	c.lake.overwrite(20_000)
+	c.lake.appendFiles(11, 20_000) // 12 units replace the 4 segments
+	r.call(t, "POST", "/api/v1/tables/"+table+"/trigger", map[string]any{}, nil)
+	c.waitStreaming(r, table, 30*time.Second)
+	c.waitUploadedInto(table, 30*time.Second)
+	r.kill()
+	if c.openReplacements(table) == 0 {
+		t.Fatal("the run ended its replacement before the kill: nothing was left open")
+	}
+	c.lake.rollback(synced)
+	c.lake.appendFiles(2, 10_000)
+	r = c.start(0)
+	c.triggerUntilSynced(r, table, 90*time.Second)
+	cp := c.waitConverged(table, 60*time.Second)
+	c.assertExact(table, cp)
+	if n := c.openReplacements(table); n != 0 {
+		t.Fatalf("%d replacements left open after the append", n)
+	}
+	c.assertNoOrphanTarballs(table)
+	c.assertNoLeftoverTemps()
+	if len(r.logLines(`"revert open replacement of a dead run"`)) == 0 {
+		t.Fatal("I9: the appending run did not revert the abandoned replacement")
+	}
+}
+
+// rollback makes snapshot the table's current one.
+func (l *lake) rollback(snapshot int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tx := l.load().NewTransaction()
+	if err := tx.RollbackToSnapshot(snapshot); err != nil {
+		l.t.Errorf("rollback: %v", err)
+		return
+	}
+	if _, err := tx.Commit(context.Background()); err != nil {
+		l.t.Errorf("rollback: %v", err)
+	}
+}
