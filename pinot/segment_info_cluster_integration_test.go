@@ -15,7 +15,8 @@ import (
 // On a real controller, UploadedSegments reports a segment uploaded into
 // an open replacement (hidden from queries) with the rows, CRC and custom
 // map of its metadata, and leaves out a To name never uploaded until it is
-// uploaded (what a run resuming that replacement reads).
+// uploaded (what a run resuming that replacement reads); and a start over
+// the From of a reverted replacement is answered.
 func TestController_UploadedSegmentsAgainstCluster(t *testing.T) {
 	c := testpeer.StartPinot(t)
 	ctl, err := pinot.NewController(c.ControllerURL, time.Minute, nil)
@@ -62,4 +63,26 @@ func TestController_UploadedSegmentsAgainstCluster(t *testing.T) {
 	if err != nil || !slices.Equal(listed, []string{"resume_b_0", "resume_b_1"}) {
 		t.Fatalf("served %v (%v), want the replacement's two segments", listed, err)
 	}
+
+	// A replacement reverted, then another over the same From under new
+	// names (a run that falls back, or reverts a dead run's first): the
+	// start must be answered, so it asks for no cleanup.
+	id, err = ctl.StartReplace(ctx, table, listed, []string{"resume_d_0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.RevertReplace(ctx, table, id); err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	if id, err = ctl.StartReplace(ctx, table, listed, []string{"resume_e_0"}); err != nil {
+		t.Fatalf("start over the From of a reverted replacement (%s): %v", time.Since(began).Round(time.Millisecond), err)
+	}
+	if err := ctl.Upload(ctx, table, buildSegment(t, table, "resume_e_0", 0, 10, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ctl.EndReplace(ctx, table, id); err != nil {
+		t.Fatal(err)
+	}
+	wantListed(t, ctl, table, "resume_e_0")
 }
