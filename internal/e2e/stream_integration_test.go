@@ -240,21 +240,28 @@ func (c *cluster) assertNoOrphanTarballs(table string) {
 }
 
 // I9, I2: a lease holder SIGKILLed while it streams an overwrite leaves
-// its replacement open; the table is then rolled back to the synced
-// snapshot and appended to, so the next run only adds files. That run
-// reverts the abandoned replacement (logged) before it uploads, and the
-// table ends exact with no replacement open and no orphan segment.
-func TestStream_AppendRevertsAbandonedReplacement(t *testing.T) {
-	abandonedScenario(t, nil)
+// its replacement open. Then either the table is rolled back to the synced
+// snapshot and appended to (the next run only adds files) or it is only
+// appended to (the next run's replacement is another swap). Either way
+// the next run reverts the abandoned replacement (logged) before it
+// uploads, and the table ends exact with no replacement open and no orphan
+// segment.
+func TestStream_RunRevertsAbandonedReplacement(t *testing.T) {
+	for _, next := range []string{"append", "other swap"} {
+		t.Run(next, func(t *testing.T) { abandonedScenario(t, nil, next) })
+	}
 }
 
 // The same against a real Pinot cluster's segment lineage.
-func TestStream_AppendRevertsAbandonedReplacementCluster(t *testing.T) {
-	abandonedScenario(t, testpeer.StartPinot(t))
+func TestStream_RunRevertsAbandonedReplacementCluster(t *testing.T) {
+	pc := testpeer.StartPinot(t)
+	for _, next := range []string{"append", "other swap"} {
+		t.Run(next, func(t *testing.T) { abandonedScenario(t, pc, next) })
+	}
 }
 
-func abandonedScenario(t *testing.T, pc *testpeer.PinotCluster) {
-	const table = "events"
+func abandonedScenario(t *testing.T, pc *testpeer.PinotCluster, next string) {
+	table := "events_" + strings.ReplaceAll(next, " ", "_")
 	c := newCluster(t, settings{replicas: 1, leaseTTL: 3 * time.Second, batchFiles: 64, buildParallelism: 1,
 		claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?", pinot: pc})
 	c.lake.appendFiles(4, 10_000)
@@ -272,7 +279,9 @@ func abandonedScenario(t *testing.T, pc *testpeer.PinotCluster) {
 	if c.openReplacements(table) == 0 {
 		t.Fatal("the run ended its replacement before the kill: nothing was left open")
 	}
-	c.lake.rollback(synced)
+	if next == "append" {
+		c.lake.rollback(synced)
+	}
 	c.lake.appendFiles(2, 10_000)
 	r = c.start(0)
 	c.triggerUntilSynced(r, table, 90*time.Second)
