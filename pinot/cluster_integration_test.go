@@ -53,6 +53,13 @@ func clusterTable(table string) *spec.TableConfig {
 // first, each with amount = multiplier*id, and returns its tarball.
 func buildSegment(t *testing.T, table, name string, first, n int64, multiplier float64) pinot.Segment {
 	t.Helper()
+	return buildSegmentWith(t, table, name, first, n, multiplier, nil)
+}
+
+// buildSegmentWith is buildSegment with a custom map in the segment's
+// metadata.
+func buildSegmentWith(t *testing.T, table, name string, first, n int64, multiplier float64, custom map[string]string) pinot.Segment {
+	t.Helper()
 	var rows [][]any
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
 	for id := first; id < first+n; id++ {
@@ -64,7 +71,8 @@ func buildSegment(t *testing.T, table, name string, first, n int64, multiplier f
 	}
 	dir := t.TempDir()
 	res, err := segments.Build(context.Background(), segments.NewMemorySource(clusterSchema(table), rows, 0),
-		segments.Config{Schema: clusterSchema(table), TableName: table, SegmentName: name, TimeColumn: "ts", CreationTime: time.Now()}, dir)
+		segments.Config{Schema: clusterSchema(table), TableName: table, SegmentName: name, TimeColumn: "ts", CreationTime: time.Now(),
+			CustomMap: custom}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

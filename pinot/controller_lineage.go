@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -30,10 +31,14 @@ type replaceRequest struct {
 }
 
 // StartReplace opens a segment lineage entry replacing from by to and
-// returns its id. forceCleanup=true makes the controller revert every
-// open entry that overlaps it (deleting that entry's To segments not in
-// to), so a retry after a lost answer, or a run after a crashed one,
-// starts cleanly. Pinot before 1.0 refuses an empty to; use DeleteSegments
+// returns its id. When an open entry overlaps it, forceCleanup=true makes
+// the controller revert that entry (deleting its To segments not in to),
+// so a retry after a lost answer, or a run after a crashed one, starts
+// cleanly. Only then: each attempt reads the lineage and asks for the
+// cleanup only when an open entry overlaps, because Pinot 0.11 never
+// answers a forceCleanup start whose From a reverted entry shares (the
+// request hangs), which is how a run starts after it reverted a
+// replacement. Pinot before 1.0 refuses an empty to; use DeleteSegments
 // for pure removals (Replace does).
 func (c *Controller) StartReplace(ctx context.Context, table string, from, to []string) (string, error) {
 	if len(from) == 0 && len(to) == 0 {
@@ -52,12 +57,20 @@ func (c *Controller) StartReplace(ctx context.Context, table string, from, to []
 	}
 	w := Write{Op: OpStartReplace, Table: table, Segments: append(append([]string{}, from...), to...), Destructive: true}
 	r := request{op: "start replace segments of " + table, method: http.MethodPost,
-		path:  "/segments/" + url.PathEscape(table) + "/startReplaceSegments",
-		query: url.Values{"type": {"OFFLINE"}, "forceCleanup": {"true"}}, body: body}
+		path: "/segments/" + url.PathEscape(table) + "/startReplaceSegments", body: body}
 	var out struct {
 		ID string `json:"segmentLineageEntryId"`
 	}
+	first := true
 	err = call{policy: c.Retry, write: &w}.run(ctx, func(ctx context.Context) error {
+		if !first { // an earlier attempt may have opened the entry
+			if entries, err = c.lineage(ctx, table); err != nil {
+				return err
+			}
+		}
+		first = false
+		force := strconv.FormatBool(overlapsOpen(entries, from, to))
+		r.query = url.Values{"type": {"OFFLINE"}, "forceCleanup": {force}}
 		err := c.send(ctx, r, &out)
 		if rejectedReplace(err) {
 			return permanent(err)
@@ -71,6 +84,27 @@ func (c *Controller) StartReplace(ctx context.Context, table string, from, to []
 		return "", fmt.Errorf("start replace segments of %s: answer has no segmentLineageEntryId", table)
 	}
 	return out.ID, nil
+}
+
+// overlapsOpen reports whether an open (IN_PROGRESS) entry shares a From
+// or To segment with from and to.
+func overlapsOpen(entries map[string]lineageEntry, from, to []string) bool {
+	for _, e := range entries {
+		if e.State != lineageInProgress {
+			continue
+		}
+		for _, s := range e.SegmentsFrom {
+			if slices.Contains(from, s) {
+				return true
+			}
+		}
+		for _, s := range e.SegmentsTo {
+			if slices.Contains(to, s) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // rejectedReplace reports a startReplaceSegments refusal no retry can fix:

@@ -191,6 +191,16 @@ func (f *fakeController) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.fail("table", w)
 	case r.Method == "GET" && r.URL.Path == "/segments/missing":
 		http.Error(w, `{"code":404,"error":"Table missing not found"}`, 404)
+	case r.Method == "GET" && strings.HasPrefix(r.URL.Path, "/segments/t/") && strings.HasSuffix(r.URL.Path, "/metadata"):
+		name := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/segments/t/"), "/metadata")
+		f.record("metadata " + name + " type=" + q.Get("type"))
+		if f.fail("metadata", w) {
+			return
+		}
+		// Segment ZK metadata as the controller answers it: every value a
+		// string, the custom map as JSON text.
+		fmt.Fprintf(w, `{"segment.crc":"2018915346","segment.total.docs":"40","segment.index.version":"v3",`+
+			`"custom.map":"{\"floe.sourceFile\":\"s3://lake/%s.parquet\"}","segment.push.time":"1700000000000"}`, name)
 	case r.Method == "GET" && strings.Count(r.URL.Path, "/") == 2 && strings.HasPrefix(r.URL.Path, "/segments/"):
 		f.record("list")
 		if f.fail("list", w) {
@@ -261,6 +271,35 @@ func wantCalls(t *testing.T, f *fakeController, want ...string) {
 	}
 }
 
+// A start asks the controller for its cleanup only when an open entry
+// overlaps it (taking that one over); after a revert over the same From
+// it does not (Pinot 0.11 never answers that), and a retry reads the
+// lineage again.
+func TestController_StartReplaceCleansUpOnlyOverOpenEntries(t *testing.T) {
+	ctx := context.Background()
+	f := newFake()
+	c := newController(t, f, nil)
+	if _, err := c.StartReplace(ctx, "t", []string{"old"}, []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.StartReplace(ctx, "t", []string{"old"}, []string{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	f.lineage["id-1"]["state"] = "REVERTED" // as the controller's cleanup left it
+	f.lineage["id-2"]["state"] = "REVERTED" // as a run's revert leaves it
+	f.mu.Unlock()
+	f.failNext("start", "503")
+	if _, err := c.StartReplace(ctx, "t", []string{"old"}, []string{"c"}); err != nil {
+		t.Fatal(err)
+	}
+	wantCalls(t, f,
+		"lineage", `start {"segmentsFrom":["old"],"segmentsTo":["a"]} forceCleanup=false`,
+		"lineage", `start {"segmentsFrom":["old"],"segmentsTo":["b"]} forceCleanup=true`,
+		"lineage", `start {"segmentsFrom":["old"],"segmentsTo":["c"]} forceCleanup=false`,
+		"lineage", `start {"segmentsFrom":["old"],"segmentsTo":["c"]} forceCleanup=false`)
+}
+
 func TestReplace_Controller(t *testing.T) {
 	ctx := context.Background()
 	t.Run("swap through lineage", func(t *testing.T) {
@@ -269,7 +308,7 @@ func TestReplace_Controller(t *testing.T) {
 		if err := pinot.Replace(ctx, c, "t", []string{"old"}, []pinot.Segment{tarFile(t, "new1"), tarFile(t, "new2")}); err != nil {
 			t.Fatal(err)
 		}
-		wantCalls(t, f, "lineage", `start {"segmentsFrom":["old"],"segmentsTo":["new1","new2"]} forceCleanup=true`,
+		wantCalls(t, f, "lineage", `start {"segmentsFrom":["old"],"segmentsTo":["new1","new2"]} forceCleanup=false`,
 			"upload new1 parts=1 table=t", "upload new2 parts=1 table=t", "end id-1")
 	})
 	t.Run("pure addition uploads directly", func(t *testing.T) {

@@ -10,12 +10,17 @@
 // exactly one part (the tarball, or for a metadata push a tar.gz of one
 // directory holding metadata.properties and creation.meta, with the
 // UPLOAD_TYPE: METADATA and DOWNLOAD_URI headers); a replacement is
-// startReplaceSegments (forceCleanup=true) → uploads → endReplaceSegments,
+// startReplaceSegments (forceCleanup=true only over an open entry it takes
+// over: Pinot 0.11 never answers one whose From a reverted entry shares) →
+// uploads → endReplaceSegments,
 // and a replacement may stay open while its To segments are built and
 // uploaded one by one, across a crash of the uploading process: the
 // lineage (LineageReader) lists open replacements with their ids, so a
 // caller whose swap is exactly an open one ends that one instead of
-// starting another; deletes post the names to /segments/{table}/delete.
+// starting another, and reads the metadata of the To segments already
+// uploaded (SegmentInspector: GET /segments/{table}/{segment}/metadata, or
+// LocalDir's tarballs) to skip what a dead run uploaded whole; deletes post
+// the names to /segments/{table}/delete.
 //
 // Invariants (tests cite them):
 //

@@ -37,7 +37,13 @@
 //     builds whole under the next name generation (run_stream.go). A run
 //     that dies with it open leaves it open; the next lease holder resumes
 //     it when its plan is the same swap, else reverts it first and moves
-//     the names it held to their next generation.
+//     the names it held to their next generation. A resumed replacement
+//     builds only the units the dead run did not upload whole: a unit is
+//     kept when Pinot holds every planned segment, recorded in the ledger
+//     by an older lease (C10), with a CRC, the unit's files in its custom
+//     map and the unit's rows (run_stream_resume.go). A run that only adds
+//     files reverts every open replacement it finds before its first
+//     upload, under the lease guard.
 //
 // Drain (drain.go), what SIGTERM does to `floe serve`:
 //   - D1 once Drain began, no run starts on this replica (ErrDraining).

@@ -125,7 +125,7 @@ func (r *runner) execute(ctx context.Context) error {
 	r.describe(t, cp, replacing)
 	if replacing {
 		err = r.replace(ctx, t, sw)
-	} else {
+	} else if t, err = r.revertAbandoned(ctx, t); err == nil {
 		err = r.appendBatches(ctx, t)
 	}
 	if err == nil {

@@ -58,6 +58,21 @@ func staleReplacements(open []pinot.OpenReplacement, s streamPlan) []pinot.OpenR
 	return out
 }
 
+// revertAbandoned reverts, before an appending run uploads anything, every
+// open replacement a dead or fenced run left: an append retires nothing,
+// so none of them is its swap to resume, and left open one would keep its
+// uploads on Pinot's servers, hidden from every query, until some later
+// replacing run reverted it. The run holds the table's lease, so no live
+// run owns any of them (I4); each revert passes the lease guard and
+// follows a re-read of the checkpoint (revertStale), so a run that lost its
+// lease reverts nothing.
+func (r *runner) revertAbandoned(ctx context.Context, t target) (target, error) {
+	if len(t.lineage.Replacements) == 0 {
+		return t, nil
+	}
+	return r.revertStale(ctx, t, t.lineage.Replacements)
+}
+
 // revertStale reverts open replacements of dead runs that are not this
 // run's swap (the table moved on since), after checking
 // the run still builds on the stored checkpoint: Pinot removes their
@@ -78,6 +93,7 @@ func (r *runner) revertStale(ctx context.Context, t target, stale []pinot.OpenRe
 		if err := r.w.deps.Uploader.RevertReplace(ctx, r.table.Name, o.ID); err != nil {
 			return t, fmt.Errorf("push segments to Pinot: revert replacement %s: %w", o.ID, err)
 		}
+		r.forget(ctx, o.To) // Pinot removed them: nothing of them is left to judge
 		for _, n := range o.To {
 			hidden[n] = true
 		}
@@ -144,7 +160,7 @@ func (r *runner) planStream(t target, sw swapPlan) (streamPlan, bool) {
 func (r *runner) replaceStreamed(ctx context.Context, t target, sw swapPlan, s streamPlan) error {
 	r.begin(0, len(unitFiles(t.plan.Build)), false)
 	r.phase("swap")
-	id, err := r.openReplacement(ctx, t, s)
+	id, prior, err := r.openReplacement(ctx, t, s)
 	if err != nil {
 		return err
 	}
@@ -152,15 +168,25 @@ func (r *runner) replaceStreamed(ctx context.Context, t target, sw swapPlan, s s
 	for key, names := range s.names {
 		t.planned[key] = len(names)
 	}
+	reused, todo, err := r.resumeUnits(ctx, t, s, id, prior)
+	if err != nil {
+		return err
+	}
 	r.phase("build")
-	out, err := r.buildBatch(ctx, t, t.plan.Build, true)
+	built, err := r.buildBatch(ctx, t, todo, true)
 	if err != nil {
 		return err // the replacement stays open: the next lease holder resumes it
 	}
+	out := built
+	out.built = append(slices.Clone(built.built), reused...)
+	slices.SortFunc(out.built, func(a, b builtUnit) int { return strings.Compare(a.unit.Key, b.unit.Key) })
 	if why := s.mismatch(t.plan.Build, out); why != "" {
 		return r.fallBack(ctx, t, sw, s, id, why)
 	}
-	r.account(out)
+	r.account(built)
+	for _, bu := range reused {
+		r.countBuilt(bu) // in Pinot at the end like the others, built and pushed by the dead run
+	}
 	for _, bu := range out.built {
 		maps.Copy(s.delta.Set, bu.fileStates()) // the rows each file gave
 	}
@@ -180,30 +206,73 @@ func (r *runner) replaceStreamed(ctx context.Context, t target, sw swapPlan, s s
 	return nil
 }
 
+// resumeUnits splits the plan's units into those a resumed replacement
+// already holds (the dead run uploaded them completely and correctly,
+// uploadedUnits), counted done at once, and those to build. A replacement
+// the run opened itself (prior nil) holds nothing yet.
+func (r *runner) resumeUnits(ctx context.Context, t target, s streamPlan, id string, prior map[string]int64) ([]builtUnit, []plan.Unit, error) {
+	if prior == nil {
+		r.w.log.Info("stream replacement", slog.String(attrTable, r.table.Name), slog.String("replacement", id),
+			slog.Int("units", len(t.plan.Build)), slog.Int("from", len(s.from)), slog.Int("to", len(s.to)))
+		return nil, t.plan.Build, nil
+	}
+	done, err := r.uploadedUnits(ctx, t, s, prior)
+	if err != nil {
+		return nil, nil, err
+	}
+	var reused []builtUnit
+	var todo []plan.Unit
+	for _, u := range t.plan.Build {
+		bu, ok := done[u.Key]
+		if !ok {
+			todo = append(todo, u)
+			continue
+		}
+		reused = append(reused, bu)
+		r.fileDone(u, bu.rows)
+	}
+	r.w.log.Info("resume open replacement", slog.String(attrTable, r.table.Name), slog.String("replacement", id),
+		slog.Int("from", len(s.from)), slog.Int("to", len(s.to)), slog.Int("units", len(t.plan.Build)),
+		slog.Int("reused", len(reused)))
+	return reused, todo, nil
+}
+
 // openReplacement records the To names in the ledger under the run's
 // lease, then resumes the open replacement that is exactly this swap (a
-// dead run's, same From and To: its uploads stay and are refreshed with
-// the same bytes, I3) or starts one, which takes over any overlapping
-// open replacement (pinot.Uploader.StartReplace).
-func (r *runner) openReplacement(ctx context.Context, t target, s streamPlan) (string, error) {
+// dead run's, same From and To: its uploads stay, and those that prove
+// complete are not built again, uploadedUnits) or starts one, which takes
+// over any overlapping open replacement (pinot.Uploader.StartReplace).
+// prior, set only when it resumes, holds the ledger's tokens of the To
+// names as the dead run left them, read before this run records its own.
+func (r *runner) openReplacement(ctx context.Context, t target, s streamPlan) (id string, prior map[string]int64, err error) {
 	if err := r.recheckBase(ctx); err != nil {
-		return "", err
-	}
-	if err := r.w.deps.Store.RecordSegments(ctx, r.keeper.current(), s.to); err != nil {
-		return "", fmt.Errorf("record segments of %s: %w", r.table.Name, err)
+		return "", nil, err
 	}
 	for _, o := range t.lineage.Replacements {
 		if sameNames(o.From, s.from) && sameNames(o.To, s.to) {
-			r.w.log.Info("resume open replacement", slog.String(attrTable, r.table.Name), slog.String("replacement", o.ID),
-				slog.Int("from", len(s.from)), slog.Int("to", len(s.to)))
-			return o.ID, nil
+			id = o.ID
+			break
 		}
 	}
-	id, err := r.w.deps.Uploader.StartReplace(ctx, r.table.Name, s.from, s.to)
-	if err != nil {
-		return "", fmt.Errorf("push segments to Pinot: start replacement: %w", err)
+	if id != "" {
+		if prior, err = r.w.deps.Store.SegmentTokens(ctx, r.table.Name, s.to); err != nil {
+			return "", nil, fmt.Errorf("read segment ledger: %w", err)
+		}
+		if prior == nil {
+			prior = map[string]int64{}
+		}
 	}
-	return id, nil
+	if err := r.w.deps.Store.RecordSegments(ctx, r.keeper.current(), s.to); err != nil {
+		return "", nil, fmt.Errorf("record segments of %s: %w", r.table.Name, err)
+	}
+	if id != "" {
+		return id, prior, nil
+	}
+	id, err = r.w.deps.Uploader.StartReplace(ctx, r.table.Name, s.from, s.to)
+	if err != nil {
+		return "", nil, fmt.Errorf("push segments to Pinot: start replacement: %w", err)
+	}
+	return id, nil, nil
 }
 
 // sameNames reports whether a and b hold the same names.

@@ -1,14 +1,21 @@
 package watcher_test
 
 import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
+	"hash/adler32"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,7 +36,7 @@ type streamProbe struct {
 	events      []string // "start", "upload <name>", "end", "revert"
 	served      []string // served when the open replacement started
 	openTo      map[string]bool
-	failAfter   int // Upload fails once this many uploads were made (0: never)
+	failAfter   int // Upload fails once this many uploads were made since uploads was zeroed (0: never)
 	uploads     int
 	peakTars    int
 	peakBytes   int64
@@ -261,7 +268,7 @@ func TestRun_StreamedReplaceResumedAfterDeath(t *testing.T) {
 	h.sync(t)
 	before, _ := h.up.ListSegments(context.Background(), "events")
 	overwriteWithAppends(h.lake, 3, 5)
-	probe.events, probe.failAfter = nil, 3
+	probe.events, probe.failAfter, probe.uploads = nil, 3, 0
 	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
 		t.Fatal("want the run to fail when the sink goes away")
 	}
@@ -403,7 +410,7 @@ func TestRun_StreamedReplaceRevertsADeadRunsOtherSwap(t *testing.T) {
 	}
 	h.sync(t)
 	overwriteWithAppends(h.lake, 3, 3)
-	probe.events, probe.failAfter = nil, 2
+	probe.events, probe.failAfter, probe.uploads = nil, 2, 0
 	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
 		t.Fatal("want the run to fail when the sink goes away")
 	}
@@ -435,4 +442,270 @@ func TestRun_StreamedReplaceRevertsADeadRunsOtherSwap(t *testing.T) {
 	if lin, _ := h.up.SegmentLineage(context.Background(), "events"); len(lin.Replacements) != 0 {
 		t.Fatalf("replacements still open: %+v", lin.Replacements)
 	}
+}
+
+// metaBuilder builds what a real builder's tarballs hold for the resume
+// checks: per part of at most MaxRowsPerSegment rows, a tarball with
+// v3/metadata.properties (total docs, the custom map naming the unit's
+// files) and v3/creation.meta (a CRC).
+type metaBuilder struct{}
+
+func (metaBuilder) Build(_ context.Context, req watcher.BuildRequest) (watcher.BuildResult, error) {
+	res := watcher.BuildResult{FileRows: map[string]int64{}}
+	for _, f := range req.Unit.Files {
+		res.FileRows[f.Path] = f.Rows
+		res.Rows += f.Rows
+	}
+	custom := "custom.floe.sourceFile = " + req.Unit.Files[0].Path + "\n"
+	if len(req.Unit.Files) > 1 {
+		custom = fmt.Sprintf("custom.floe.sourceFiles = %d\ncustom.floe.unit = %s\n", len(req.Unit.Files), req.Unit.Key)
+	}
+	max := req.MaxRowsPerSegment
+	if max <= 0 {
+		max = res.Rows
+	}
+	for left, idx := res.Rows, 0; left > 0; idx++ {
+		n := min(left, max)
+		left -= n
+		name := req.SegmentName(idx)
+		props := fmt.Sprintf("segment.name = %s\nsegment.total.docs = %d\n%s", name, n, custom)
+		p := filepath.Join(req.OutDir, name+".tar.gz")
+		if err := writeSegmentTar(p, name, props); err != nil {
+			return watcher.BuildResult{}, err
+		}
+		res.Segments = append(res.Segments, pinot.Segment{Name: name, TarPath: p})
+	}
+	return res, nil
+}
+
+// writeSegmentTar writes a tarball of one segment directory holding
+// metadata.properties and creation.meta.
+func writeSegmentTar(path, name, props string) error {
+	var buf bytes.Buffer
+	gz := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(gz)
+	meta := make([]byte, 24)
+	binary.BigEndian.PutUint64(meta, uint64(adler32.Checksum([]byte(props))))
+	for _, f := range []struct{ name, body string }{{"creation.meta", string(meta)}, {"metadata.properties", props}} {
+		if err := tw.WriteHeader(&tar.Header{Name: name + "/v3/" + f.name, Typeflag: tar.TypeReg, Mode: 0o644,
+			Size: int64(len(f.body))}); err != nil {
+			return err
+		}
+		if _, err := tw.Write([]byte(f.body)); err != nil {
+			return err
+		}
+	}
+	if err := tw.Close(); err != nil {
+		return err
+	}
+	if err := gz.Close(); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// resumeHarness is streamHarness with segment tarballs the resume checks
+// can read, and units of several segments.
+func resumeHarness(t *testing.T) (*harness, *streamProbe, string) {
+	t.Helper()
+	h, probe, root := streamHarness(t)
+	h.w = watcher.New(watcher.Deps{Store: h.store, Loader: loader{h.lake}, Builder: metaBuilder{}, Uploader: probe},
+		watcher.Options{Owner: "test", LeaseTTL: time.Minute, BuildParallelism: 1, WorkDir: t.TempDir(), MaxRowsPerSegment: 2})
+	return h, probe, root
+}
+
+// runLine returns the first line of msg in the stored run's log.
+func runLine(t *testing.T, s checkpoint.Store, run checkpoint.Run, msg string) (checkpoint.RunLogLine, bool) {
+	t.Helper()
+	stored, err := s.GetRun(context.Background(), "events", run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range stored.Log {
+		if l.Msg == msg {
+			return l, true
+		}
+	}
+	return checkpoint.RunLogLine{}, false
+}
+
+// I9, I2, C10: a run that resumes the replacement a dead run left open
+// uploads only the units the dead run did not upload whole: a unit one of
+// whose segments is missing, or whose uploaded segment does not hold the
+// unit's rows, is built again; the table ends exact, no orphan left.
+func TestRun_StreamedReplaceResumeSkipsUploadedUnits(t *testing.T) {
+	h, probe, root := resumeHarness(t)
+	for range 4 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	overwriteWithAppends(h.lake, 3, 5) // 6 units of 2 segments each (3 rows: 2 + 1)
+	probe.events, probe.failAfter, probe.uploads = nil, 7, 0
+	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
+		t.Fatal("want the run to fail when the sink goes away")
+	}
+	var uploaded []string
+	for _, e := range probe.events {
+		if name, ok := strings.CutPrefix(e, "upload "); ok {
+			uploaded = append(uploaded, name)
+		}
+	}
+	if len(uploaded) != 7 {
+		t.Fatalf("the dead run uploaded %v, want 7 segments (3 units whole, one half)", uploaded)
+	}
+	// One whole unit's first segment is rewritten with another row count:
+	// present under its name, but not the unit's rows.
+	bad := uploaded[0]
+	if err := writeSegmentTar(filepath.Join(root, "events", bad+".tar.gz"), bad,
+		"segment.name = "+bad+"\nsegment.total.docs = 5\n"); err != nil {
+		t.Fatal(err)
+	}
+	probe.events, probe.failAfter = nil, 0
+	run := h.sync(t)
+	line, ok := runLine(t, h.store, run, "resume open replacement")
+	if !ok || line.Attrs["units"] != "6" || line.Attrs["reused"] != "2" {
+		t.Fatalf("resume log %v, want 2 of 6 units reused (the half-uploaded and the altered one built again)", line.Attrs)
+	}
+	if probe.count("start") != 0 || probe.count("revert") != 0 {
+		t.Fatalf("I9: the next run must resume the open replacement: %v", probe.events)
+	}
+	probe.assertStreamed(t, false, 8)
+	if run.SegmentsGenerated != 8 {
+		t.Fatalf("segments generated %d, want 8 (4 units of 2 built again)", run.SegmentsGenerated)
+	}
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
+}
+
+// I9, I4: an appending run finds an open replacement a dead run left (not
+// its swap: an append retires nothing) and reverts it, logged, before it
+// uploads anything; Pinot removes its uploads and the append ends exact.
+func TestRun_AppendRevertsAbandonedReplacement(t *testing.T) {
+	h, probe, root := streamHarness(t)
+	for range 3 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	ctx := context.Background()
+	served, _ := h.up.ListSegments(ctx, "events")
+	id, err := probe.LocalDir.StartReplace(ctx, "events", served[:1], []string{"events_dead_0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(t.TempDir(), "events_dead_0.tar.gz")
+	if err := writeSegmentTar(dead, "events_dead_0", "segment.total.docs = 3\n"); err != nil {
+		t.Fatal(err)
+	}
+	if err := probe.LocalDir.Upload(ctx, "events", pinot.Segment{Name: "events_dead_0", TarPath: dead}); err != nil {
+		t.Fatal(err)
+	}
+	h.lake.appendRows(5)
+	probe.events = nil
+	run := h.sync(t)
+	if len(probe.events) != 2 || probe.events[0] != "revert" || !strings.HasPrefix(probe.events[1], "upload ") {
+		t.Fatalf("want the abandoned replacement reverted, then the append's one upload: %v", probe.events)
+	}
+	if l, ok := runLine(t, h.store, run, "revert open replacement of a dead run"); !ok || l.Attrs["replacement"] != id {
+		t.Fatalf("the revert of %s is not in the run's log: %+v", id, l)
+	}
+	if lin, _ := h.up.SegmentLineage(ctx, "events"); len(lin.Replacements) != 0 || !lin.Hidden["events_dead_0"] {
+		t.Fatalf("the abandoned replacement must be reverted (its name hidden): %+v", lin)
+	}
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
+}
+
+// takenOver is a store whose lease renewals are refused as fenced once
+// taken is set: another replica took the table's lease.
+type takenOver struct {
+	checkpoint.Store
+	taken *atomic.Bool
+}
+
+func (s takenOver) RenewLease(ctx context.Context, l checkpoint.Lease, ttl time.Duration) (checkpoint.Lease, error) {
+	if s.taken.Load() {
+		return checkpoint.Lease{}, fmt.Errorf("renew lease of %s: %w", l.Table, checkpoint.ErrFenced)
+	}
+	return s.Store.RenewLease(ctx, l, ttl)
+}
+
+// takeOverOnLineage sets taken as the run reads Pinot's lineage: after the
+// run planned, before it touches Pinot.
+type takeOverOnLineage struct {
+	*streamProbe
+	taken *atomic.Bool
+}
+
+func (u takeOverOnLineage) SegmentLineage(ctx context.Context, table string) (pinot.Lineage, error) {
+	u.taken.Store(true)
+	return u.streamProbe.SegmentLineage(ctx, table)
+}
+
+// I4: an appending run that lost its lease before it reverts an abandoned
+// replacement reverts nothing and uploads nothing (the revert passes the
+// lease guard); the lease holder's next run reverts it.
+func TestRun_AppendWithoutLeaseLeavesAbandonedReplacement(t *testing.T) {
+	h, probe, root := streamHarness(t)
+	for range 2 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	ctx := context.Background()
+	served, _ := h.up.ListSegments(ctx, "events")
+	if _, err := probe.LocalDir.StartReplace(ctx, "events", served[:1], []string{"events_dead_0"}); err != nil {
+		t.Fatal(err)
+	}
+	h.lake.appendRows(5)
+	taken := &atomic.Bool{}
+	fenced := watcher.New(watcher.Deps{Store: takenOver{Store: h.store, taken: taken}, Loader: loader{h.lake},
+		Builder: h.builder, Uploader: takeOverOnLineage{streamProbe: probe, taken: taken}},
+		watcher.Options{Owner: "test", LeaseTTL: time.Minute, BuildParallelism: 2, WorkDir: t.TempDir()})
+	probe.events = nil
+	if _, err := fenced.RunOnce(ctx, "events", "test", nil); err == nil || !strings.Contains(err.Error(), checkpoint.ErrFenced.Error()) {
+		t.Fatalf("want the run that lost its lease stopped as fenced, got %v", err)
+	}
+	if len(probe.events) != 0 {
+		t.Fatalf("I4: a run without its lease changed Pinot: %v", probe.events)
+	}
+	if lin, _ := h.up.SegmentLineage(ctx, "events"); len(lin.Replacements) != 1 {
+		t.Fatalf("the abandoned replacement must stay open for the lease holder: %+v", lin.Replacements)
+	}
+	h.sync(t)
+	if probe.count("revert") != 1 {
+		t.Fatalf("the lease holder's run must revert the abandoned replacement: %v", probe.events)
+	}
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
+}
+
+// blindSink cannot say which segments it holds.
+type blindSink struct{ *streamProbe }
+
+func (blindSink) UploadedSegments(context.Context, string, []string) (map[string]pinot.SegmentInfo, error) {
+	return nil, errors.New("GET /segments/events/x/metadata: HTTP 404")
+}
+
+// I9: when Pinot cannot tell what the open replacement holds, the resumed
+// run trusts nothing and builds every unit, and still ends exact.
+func TestRun_StreamedReplaceResumeBuildsAllWhenSinkCannotTell(t *testing.T) {
+	h, probe, root := resumeHarness(t)
+	for range 2 {
+		h.lake.appendRows(4)
+	}
+	h.sync(t)
+	overwriteWithAppends(h.lake, 3, 2)
+	probe.events, probe.failAfter, probe.uploads = nil, 4, 0
+	if _, err := h.w.RunOnce(context.Background(), "events", "test", nil); err == nil {
+		t.Fatal("want the run to fail when the sink goes away")
+	}
+	h.w = watcher.New(watcher.Deps{Store: h.store, Loader: loader{h.lake}, Builder: metaBuilder{}, Uploader: blindSink{probe}},
+		watcher.Options{Owner: "test", LeaseTTL: time.Minute, BuildParallelism: 1, WorkDir: t.TempDir(), MaxRowsPerSegment: 2})
+	probe.events, probe.failAfter = nil, 0
+	run := h.sync(t)
+	if line, ok := runLine(t, h.store, run, "resume open replacement"); !ok || line.Attrs["reused"] != "0" {
+		t.Fatalf("resume log %v, want no unit reused", line.Attrs)
+	}
+	probe.assertStreamed(t, false, 6)
+	h.assertConsistent(t)
+	assertNoOrphanTarballs(t, h.up, root)
 }

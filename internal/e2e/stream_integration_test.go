@@ -6,12 +6,14 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/internal/testpeer"
 	"github.com/floehq/floe/pinot"
 )
@@ -55,6 +57,7 @@ func streamScenario(t *testing.T, event string, pc *testpeer.PinotCluster) {
 	holder, _ := c.waitHolder(rdb, table, freeze, 10*time.Second)
 	c.waitStreaming(holder, table, 30*time.Second)
 	if event == "kill holder" {
+		c.waitUploadedInto(table, 30*time.Second) // a unit lands whole in the replacement before the kill
 		holder.kill()
 		if c.openReplacements(table) == 0 {
 			t.Fatalf("the run on %s ended its replacement before the kill: nothing was left open to resume", holder.name)
@@ -86,7 +89,81 @@ func streamScenario(t *testing.T, event string, pc *testpeer.PinotCluster) {
 		if resumed == 0 {
 			t.Fatal("I9: no lease holder resumed the replacement the killed one left open")
 		}
+		c.assertResumeReused(table)
 	}
+}
+
+// waitUploadedInto waits until the table's open replacement holds at
+// least one uploaded To segment.
+func (c *cluster) waitUploadedInto(table string, timeout time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if n := c.uploadedInto(table); n > 0 {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	c.t.Fatalf("no segment of %s was uploaded into its open replacement within %s", table, timeout)
+}
+
+// uploadedInto counts the To segments of the table's open replacements
+// that the sink holds uploaded.
+func (c *cluster) uploadedInto(table string) int {
+	c.t.Helper()
+	up := c.sinkUploader()
+	l, err := up.(pinot.LineageReader).SegmentLineage(context.Background(), table)
+	if err != nil {
+		c.t.Fatalf("read lineage of %s: %v", table, err)
+	}
+	n := 0
+	for _, o := range l.Replacements {
+		got, err := up.(pinot.SegmentInspector).UploadedSegments(context.Background(), table, o.To)
+		if err != nil {
+			c.t.Fatalf("read uploaded segments of %s: %v", table, err)
+		}
+		n += len(got)
+	}
+	return n
+}
+
+// assertResumeReused checks, from the run records, that the run which
+// resumed the killed holder's replacement built fewer units than the
+// replacement holds: the units the dead run uploaded whole were kept (I9).
+func (c *cluster) assertResumeReused(table string) {
+	c.t.Helper()
+	for _, run := range c.runsOf(c.live(), table) {
+		for _, l := range run.Log {
+			if l.Msg != "resume open replacement" {
+				continue
+			}
+			units, _ := strconv.Atoi(l.Attrs["units"])
+			reused, _ := strconv.Atoi(l.Attrs["reused"])
+			c.t.Logf("resumed run %s: %d of %d units reused, %d segments built and uploaded", run.ID, reused, units,
+				run.SegmentsGenerated)
+			if units == 0 || reused == 0 || run.Status != checkpoint.RunCompleted {
+				continue // a resume that stopped before it could end (a trigger turned away, a lost lease)
+			}
+			if built := units - reused; run.SegmentsGenerated != built {
+				c.t.Fatalf("the resumed run built %d segments, want one per unit not reused (%d)", run.SegmentsGenerated, built)
+			}
+			return
+		}
+	}
+	c.t.Fatal("I9: no completed run resumed the open replacement reusing a unit the killed holder uploaded")
+}
+
+// sinkUploader is the sink the replicas push to, read by the test.
+func (c *cluster) sinkUploader() pinot.Uploader {
+	c.t.Helper()
+	if c.set.pinot == nil {
+		return pinot.NewLocalDir(c.sink)
+	}
+	ctl, err := pinot.NewController(c.set.pinot.ControllerURL, 30*time.Second, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return ctl
 }
 
 // triggerUntilSynced triggers a run through r every few seconds (a
@@ -159,5 +236,77 @@ func (c *cluster) assertNoOrphanTarballs(table string) {
 	slices.Sort(got)
 	if want := c.manifest(table); !slices.Equal(got, want) {
 		c.t.Fatalf("sink holds tarballs %v, serves %v", got, want)
+	}
+}
+
+// I9, I2: a lease holder SIGKILLed while it streams an overwrite leaves
+// its replacement open. Then either the table is rolled back to the synced
+// snapshot and appended to (the next run only adds files) or it is only
+// appended to (the next run's replacement is another swap). Either way
+// the next run reverts the abandoned replacement (logged) before it
+// uploads, and the table ends exact with no replacement open and no orphan
+// segment.
+func TestStream_RunRevertsAbandonedReplacement(t *testing.T) {
+	for _, next := range []string{"append", "other swap"} {
+		t.Run(next, func(t *testing.T) { abandonedScenario(t, nil, next) })
+	}
+}
+
+// The same against a real Pinot cluster's segment lineage.
+func TestStream_RunRevertsAbandonedReplacementCluster(t *testing.T) {
+	pc := testpeer.StartPinot(t)
+	for _, next := range []string{"append", "other swap"} {
+		t.Run(next, func(t *testing.T) { abandonedScenario(t, pc, next) })
+	}
+}
+
+func abandonedScenario(t *testing.T, pc *testpeer.PinotCluster, next string) {
+	table := "events_" + strings.ReplaceAll(next, " ", "_")
+	c := newCluster(t, settings{replicas: 1, leaseTTL: 3 * time.Second, batchFiles: 64, buildParallelism: 1,
+		claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?", pinot: pc})
+	c.lake.appendFiles(4, 10_000)
+	r := c.start(0)
+	c.createTable(r, table)
+	c.waitConverged(table, 60*time.Second)
+	synced, _ := c.lake.snapshot()
+
+	c.lake.overwrite(20_000)
+	c.lake.appendFiles(11, 20_000) // 12 units replace the 4 segments
+	r.call(t, "POST", "/api/v1/tables/"+table+"/trigger", map[string]any{}, nil)
+	c.waitStreaming(r, table, 30*time.Second)
+	c.waitUploadedInto(table, 30*time.Second)
+	r.kill()
+	if c.openReplacements(table) == 0 {
+		t.Fatal("the run ended its replacement before the kill: nothing was left open")
+	}
+	if next == "append" {
+		c.lake.rollback(synced)
+	}
+	c.lake.appendFiles(2, 10_000)
+	r = c.start(0)
+	c.triggerUntilSynced(r, table, 90*time.Second)
+	cp := c.waitConverged(table, 60*time.Second)
+	c.assertExact(table, cp)
+	if n := c.openReplacements(table); n != 0 {
+		t.Fatalf("%d replacements left open after the append", n)
+	}
+	c.assertNoOrphanTarballs(table)
+	c.assertNoLeftoverTemps()
+	if len(r.logLines(`"revert open replacement of a dead run"`)) == 0 {
+		t.Fatal("I9: the appending run did not revert the abandoned replacement")
+	}
+}
+
+// rollback makes snapshot the table's current one.
+func (l *lake) rollback(snapshot int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	tx := l.load().NewTransaction()
+	if err := tx.RollbackToSnapshot(snapshot); err != nil {
+		l.t.Errorf("rollback: %v", err)
+		return
+	}
+	if _, err := tx.Commit(context.Background()); err != nil {
+		l.t.Errorf("rollback: %v", err)
 	}
 }

@@ -6,10 +6,11 @@
 // into one SQL catalog on sqlite. After each step (append, overwrite,
 // copy-on-write delete, merge-on-read position delete, deletion vectors,
 // equality deletes, compaction, rollback, snapshot expiry, drop and
-// re-create, partitioned tables, a timestamp time column, the every-type
-// table) two real floe watchers sync the table: one into a local segment
-// directory, one through a Pinot 0.11 cluster's controller (segment lineage
-// for replacements). Then a fixed query set runs on three engines:
+// re-create, an overwrite streamed as one replacement of several units,
+// partitioned tables, a timestamp time column, the every-type table) two
+// real floe watchers sync the table: one into a local segment directory,
+// one through a Pinot 0.11 cluster's controller (segment lineage for
+// replacements). Then a fixed query set runs on three engines:
 //
 //   - Apache Pinot 1.5.1's query engine (internal/pinottest.Engine) over the
 //     local directory's live segments, null handling on;

@@ -23,6 +23,7 @@ func TestMatrix(t *testing.T) {
 	}{
 		{"iceberg-go v2 merge-on-read", goV2},
 		{"iceberg-go v3 deletion vectors", goV3},
+		{"iceberg-go streamed replacement", goStreamed},
 		{"pyiceberg v2", pyV2},
 		{"pyiceberg partitioned", pyPartitioned},
 		{"iceberg-go v3 every type", everyType},

@@ -1,0 +1,282 @@
+package pinot
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+
+	"golang.org/x/sync/errgroup"
+)
+
+// SegmentInfo is what Pinot holds about one uploaded segment, from the
+// segment's own metadata (metadata.properties and creation.meta, as the
+// controller copies them into its segment metadata): enough for a caller to
+// tell whether a segment uploaded by a run that died is the one it would
+// upload now, without building it.
+type SegmentInfo struct {
+	Name string
+	// TotalDocs is segment.total.docs: the rows the segment holds.
+	TotalDocs int64
+	// CRC is creation.meta's crc (the controller's segment.crc), as
+	// decimal text: the checksum servers verify a download against.
+	CRC string
+	// Custom is the segment's custom map (custom.* in metadata.properties).
+	Custom map[string]string
+}
+
+// SegmentInspector is implemented by Uploaders that can read the metadata
+// of the segments they hold, served or not: the To segments of an open
+// replacement are uploaded but hidden, and a caller resuming that
+// replacement reads them to skip units uploaded already.
+type SegmentInspector interface {
+	// UploadedSegments returns the metadata of those of names that were
+	// uploaded completely and are held now (served, or hidden in an open
+	// replacement's To list); names it does not hold are absent.
+	UploadedSegments(ctx context.Context, table string, names []string) (map[string]SegmentInfo, error)
+}
+
+var (
+	_ SegmentInspector = (*Controller)(nil)
+	_ SegmentInspector = (*LocalDir)(nil)
+)
+
+// inspectParallelism bounds the controller's concurrent metadata reads.
+const inspectParallelism = 8
+
+// UploadedSegments lists every segment the controller holds for the table
+// (served, replaced or hidden by lineage: a segment is listed once its
+// upload completed) and reads the metadata of those of names it lists.
+func (c *Controller) UploadedSegments(ctx context.Context, table string, names []string) (map[string]SegmentInfo, error) {
+	out := map[string]SegmentInfo{}
+	if len(names) == 0 {
+		return out, nil
+	}
+	listed, err := c.listSegments(ctx, table, false)
+	if err != nil {
+		return nil, fmt.Errorf("read uploaded segments of %s: %w", table, err)
+	}
+	held := make(map[string]bool, len(listed))
+	for _, n := range listed {
+		held[n] = true
+	}
+	infos := make([]SegmentInfo, len(names))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(inspectParallelism)
+	for i, name := range names {
+		if !held[name] {
+			continue
+		}
+		g.Go(func() error {
+			info, err := c.segmentInfo(gctx, table, name)
+			infos[i] = info
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("read uploaded segments of %s: %w", table, err)
+	}
+	for _, info := range infos {
+		if info.Name != "" {
+			out[info.Name] = info
+		}
+	}
+	return out, nil
+}
+
+// segmentInfo reads one segment's metadata from the controller
+// (GET /segments/{table}/{segment}/metadata: its segment ZK metadata, every
+// value a string, the custom map as JSON text).
+func (c *Controller) segmentInfo(ctx context.Context, table, name string) (SegmentInfo, error) {
+	var raw map[string]any
+	r := request{op: "read metadata of segment " + name + " of " + table, method: "GET",
+		path: "/segments/" + url.PathEscape(table) + "/" + url.PathEscape(name) + "/metadata", query: url.Values{"type": {"OFFLINE"}}}
+	if err := c.read(ctx, r, &raw); err != nil {
+		return SegmentInfo{}, err
+	}
+	info := SegmentInfo{Name: name, CRC: textOf(raw["segment.crc"]), Custom: map[string]string{}}
+	docs, err := strconv.ParseInt(textOf(raw["segment.total.docs"]), 10, 64)
+	if err != nil {
+		return SegmentInfo{}, fmt.Errorf("%s: segment.total.docs: %w", r.op, err)
+	}
+	info.TotalDocs = docs
+	switch m := raw["custom.map"].(type) {
+	case string:
+		if m != "" && m != "null" {
+			if err := json.Unmarshal([]byte(m), &info.Custom); err != nil {
+				return SegmentInfo{}, fmt.Errorf("%s: custom.map: %w", r.op, err)
+			}
+		}
+	case map[string]any:
+		for k, v := range m {
+			info.Custom[k] = textOf(v)
+		}
+	}
+	return info, nil
+}
+
+// textOf is a JSON value as text (the controller answers strings; a number
+// is taken as its decimal form).
+func textOf(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// UploadedSegments reads the metadata of those of names the table keeps a
+// tarball for (served, or in an open replacement's To list) from the
+// tarball itself. An upload renames a complete tarball into place, so a
+// tarball that is there was uploaded whole; one whose metadata cannot be
+// read is left out (its caller builds the segment again).
+func (d *LocalDir) UploadedSegments(_ context.Context, table string, names []string) (map[string]SegmentInfo, error) {
+	out := map[string]SegmentInfo{}
+	tx, err := d.load(table)
+	if errors.Is(err, ErrTableMissing) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read uploaded segments of %s: %w", table, err)
+	}
+	kept := tx.kept()
+	for _, name := range names {
+		if !kept[name] {
+			continue
+		}
+		info, err := tarballInfo(d.tarball(table, name), name)
+		if err != nil {
+			continue
+		}
+		out[name] = info
+	}
+	return out, nil
+}
+
+// tarballInfo reads a segment tarball's metadata.properties and
+// creation.meta.
+func tarballInfo(tarPath, name string) (SegmentInfo, error) {
+	if _, err := os.Stat(tarPath); err != nil {
+		return SegmentInfo{}, fmt.Errorf("read segment tarball: %w", err)
+	}
+	files, err := extractFiles(tarPath, metadataFile, creationMetaFile)
+	if err != nil {
+		return SegmentInfo{}, err
+	}
+	props := parseProperties(files[metadataFile])
+	docs, err := strconv.ParseInt(props["segment.total.docs"], 10, 64)
+	if err != nil {
+		return SegmentInfo{}, fmt.Errorf("segment tarball %s: segment.total.docs: %w", tarPath, err)
+	}
+	meta := files[creationMetaFile]
+	if len(meta) < 8 {
+		return SegmentInfo{}, fmt.Errorf("segment tarball %s: %s holds %d bytes, want at least 8", tarPath, creationMetaFile, len(meta))
+	}
+	info := SegmentInfo{Name: name, TotalDocs: docs, Custom: map[string]string{},
+		CRC: strconv.FormatInt(int64(binary.BigEndian.Uint64(meta[:8])), 10)}
+	for k, v := range props {
+		if c, ok := strings.CutPrefix(k, "custom."); ok {
+			info.Custom[c] = v
+		}
+	}
+	return info, nil
+}
+
+// parseProperties reads the metadata.properties floe's segments carry
+// ("key = value" lines, keys and values escaped as commons-configuration
+// does; a list value keeps its escaped commas, which no key read here
+// holds).
+func parseProperties(b []byte) map[string]string {
+	out := map[string]string{}
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), maxMetadataFile)
+	for sc.Scan() {
+		line := strings.TrimLeft(sc.Text(), " \t\f")
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		end := keyEnd(line)
+		key := unescapeProperty(line[:end])
+		rest := strings.TrimLeft(line[end:], " \t\f")
+		if rest != "" && (rest[0] == '=' || rest[0] == ':') {
+			rest = strings.TrimLeft(rest[1:], " \t\f")
+		}
+		out[key] = unescapeProperty(rest)
+	}
+	return out
+}
+
+// keyEnd is the index where a property line's key ends: the first
+// unescaped separator ('=', ':' or white space).
+func keyEnd(line string) int {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '=', ':', ' ', '\t', '\f':
+			return i
+		}
+	}
+	return len(line)
+}
+
+// unescapeProperty undoes the escapes of a properties key or value:
+// \uXXXX (UTF-16 units, surrogate pairs joined), \t \n \r \f \b, and a
+// backslash before any other character.
+func unescapeProperty(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var units []uint16
+	var b strings.Builder
+	flush := func() {
+		if len(units) > 0 {
+			b.WriteString(string(utf16.Decode(units)))
+			units = units[:0]
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			flush()
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		if s[i] == 'u' && i+4 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+5], 16, 16); err == nil {
+				units = append(units, uint16(v))
+				i += 4
+				continue
+			}
+		}
+		flush()
+		switch s[i] {
+		case 't':
+			b.WriteByte('\t')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 'f':
+			b.WriteByte('\f')
+		case 'b':
+			b.WriteByte('\b')
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	flush()
+	return b.String()
+}
