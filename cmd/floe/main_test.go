@@ -10,17 +10,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/floehq/floe/internal/testpeer"
 )
 
-// buildFloe compiles the binary once per test that needs the real exit code.
+// buildFloe gives a test that needs the real exit code or a real process
+// its own copy of the binary (linked once per change to floe's code:
+// testpeer.BuildFloe).
 func buildFloe(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "floe")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("build floe: %v\n%s", err, out)
-	}
-	return bin
+	return testpeer.BuildFloe(t)
 }
 
 // Invalid configuration and an unreachable Redis each give one error line
@@ -106,11 +105,8 @@ func TestDispatch_helpIsSuccessOnStdout(t *testing.T) {
 // A release build's -ldflags reach `floe version`, `--version` and
 // `version -json`, together with the Go version the binary was built with.
 func TestMain_VersionFromLdflags(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "floe")
 	ldflags := "-X main.version=v1.2.3-test -X main.revision=0123abcd -X main.buildDate=2026-12-03T00:00:00Z"
-	if out, err := exec.Command("go", "build", "-ldflags", ldflags, "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build floe: %v\n%s", err, out)
-	}
+	bin := testpeer.BuildFloe(t, "-ldflags", ldflags)
 	for _, args := range [][]string{{"version"}, {"--version"}} {
 		out, err := exec.Command(bin, args...).Output()
 		if err != nil {

@@ -3,9 +3,14 @@
 package e2e
 
 import (
+	"bytes"
 	"encoding/json"
+	"io"
+	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -184,25 +189,63 @@ func (c *cluster) waitMoment(r *replica, table, target string, rng *rand.Rand) {
 }
 
 // lastPhase is the phase of the replica's last run that has not finished
-// ("" when no run was under way).
+// ("" when no run was under way). It reads only what the process logged
+// since the last call, and decodes only the lines that move the phase, so
+// the tests can poll it every few milliseconds and still see phases that
+// last a few milliseconds (plan, swap, commit) on a busy machine.
 func lastPhase(r *replica) string {
-	phase := ""
-	for _, line := range r.logLines(`"msg"`) {
-		var rec struct {
-			Msg   string `json:"msg"`
-			Phase string `json:"phase"`
-		}
-		if json.Unmarshal([]byte(line), &rec) != nil {
-			continue
-		}
-		switch rec.Msg {
-		case "run phase":
-			phase = rec.Phase
-		case "sync completed", "sync failed", "sync had nothing to do":
-			phase = ""
-		}
+	return r.phase.read(r.proc.LogPath)
+}
+
+// phaseTail follows the phase in one replica's log across calls.
+type phaseTail struct {
+	mu    sync.Mutex
+	path  string // the log read so far (a restarted replica logs to a new file)
+	off   int64  // bytes of complete lines read
+	phase string
+}
+
+func (p *phaseTail) read(path string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if path != p.path {
+		p.path, p.off, p.phase = path, 0, ""
 	}
-	return phase
+	f, err := os.Open(path)
+	if err != nil {
+		return p.phase
+	}
+	defer f.Close()
+	raw, err := io.ReadAll(io.NewSectionReader(f, p.off, math.MaxInt64-p.off))
+	if err != nil {
+		return p.phase
+	}
+	end := bytes.LastIndexByte(raw, '\n') + 1 // a line still being written is read next time
+	p.off += int64(end)
+	for _, line := range bytes.Split(raw[:end], []byte{'\n'}) {
+		p.apply(line)
+	}
+	return p.phase
+}
+
+// apply moves the phase by one log line.
+func (p *phaseTail) apply(line []byte) {
+	if !bytes.Contains(line, []byte(`"msg":"run phase"`)) && !bytes.Contains(line, []byte(`"msg":"sync `)) {
+		return
+	}
+	var rec struct {
+		Msg   string `json:"msg"`
+		Phase string `json:"phase"`
+	}
+	if json.Unmarshal(line, &rec) != nil {
+		return
+	}
+	switch rec.Msg {
+	case "run phase":
+		p.phase = rec.Phase
+	case "sync completed", "sync failed", "sync had nothing to do":
+		p.phase = ""
+	}
 }
 
 // assertAbandoned checks that the runs the kills interrupted are in the

@@ -61,6 +61,8 @@ type replica struct {
 	proc     *testpeer.Process
 	// bin is the floe binary it runs ("": the cluster's, this tree's).
 	bin string
+	// phase follows its log for lastPhase.
+	phase phaseTail
 }
 
 func newCluster(t *testing.T, set settings) *cluster {

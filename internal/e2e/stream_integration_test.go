@@ -31,15 +31,6 @@ func TestStream_ReplacementSurvivesKillAndFreeze(t *testing.T) {
 	}
 }
 
-// The same against a real Pinot cluster: the replacement is a segment
-// lineage entry on the controller, and the broker's answers are checked.
-func TestStream_ReplacementSurvivesKillAndFreezeCluster(t *testing.T) {
-	pc := testpeer.StartPinot(t)
-	for _, event := range []string{"kill holder", "freeze builder"} {
-		t.Run(event, func(t *testing.T) { streamScenario(t, event, pc) })
-	}
-}
-
 func streamScenario(t *testing.T, event string, pc *testpeer.PinotCluster) {
 	table := "events_" + strings.ReplaceAll(event, " ", "_")
 	c := newCluster(t, settings{replicas: 3, leaseTTL: 3 * time.Second, batchFiles: 64, buildParallelism: 1,

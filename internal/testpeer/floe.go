@@ -10,15 +10,33 @@ import (
 	"testing"
 )
 
-// BuildFloe builds the floe binary of this repository (go build, cached by
-// the Go build cache) and returns its path.
-func BuildFloe(t testing.TB) string {
+// BuildFloe builds the floe binary of this repository, with buildFlags
+// (-ldflags ...) if any, and returns the path of a copy in t.TempDir(). It
+// links through `go run`, whose executables the Go build cache keeps (Go
+// 1.24 and later; one per set of flags), so only the first call after a
+// change to floe's code links; every later call, in this test process or
+// another, copies the cached binary (well under a second, where a link
+// takes 5-10 s on a busy 2-core machine). The -exec program is cp, given
+// the executable and the destination.
+func BuildFloe(t testing.TB, buildFlags ...string) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "floe")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/floe")
+	return buildPackage(t, "./cmd/floe", "floe", buildFlags)
+}
+
+// buildPackage builds the main package pkg (a path relative to the module
+// root) with `go run -exec cp` into t.TempDir() under name.
+func buildPackage(t testing.TB, pkg, name string, buildFlags []string) string {
+	t.Helper()
+	cp, err := exec.LookPath("cp")
+	if err != nil {
+		t.Fatalf("testpeer: build %s needs cp: %v", pkg, err)
+	}
+	bin := filepath.Join(t.TempDir(), name)
+	args := append(append([]string{"run"}, buildFlags...), "-exec", cp, pkg, bin)
+	cmd := exec.Command("go", args...)
 	cmd.Dir = RepoRoot(t)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("testpeer: build floe: %v\n%s", err, out)
+		t.Fatalf("testpeer: build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
 }
