@@ -8,7 +8,7 @@
 # same two ways (-compact-only: only that block). Rewrites the generated
 # blocks of docs/benchmarks.md. Needs ~2 GiB of disk and ~15 minutes on 2 CPUs.
 # -manifest-per-file (make bench-plan-manifests): tables written one manifest per
-# data file instead, only the process figures, into their own block (~15 minutes).
+# data file instead, only the process figures, into their own block (~10 minutes).
 # Usage: scripts/bench-plan.sh [planbench flags, e.g. -runs 25 -files 10,100000]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -94,7 +94,7 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 		o.processOnly, o.compact = true, false
 	}
 	if o.processOnly && o.floe == "" {
-		return o, errors.New("-process-only and -compact-only need -floe")
+		return o, errors.New("-process-only, -compact-only and -manifest-per-file need -floe")
 	}
 	return o, nil
 }
