@@ -7,6 +7,8 @@
 # into a hundredth of its files and the remap that follows is measured the
 # same two ways (-compact-only: only that block). Rewrites the generated
 # blocks of docs/benchmarks.md. Needs ~2 GiB of disk and ~15 minutes on 2 CPUs.
+# -manifest-per-file (make bench-plan-manifests): tables written one manifest per
+# data file instead, only the process figures, into their own block (~10 minutes).
 # Usage: scripts/bench-plan.sh [planbench flags, e.g. -runs 25 -files 10,100000]
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -39,11 +39,28 @@ type Lake struct {
 	template string // a data file written by iceberg-go
 	dataDir  string
 	rows     int
+	perFile  *perFile // set by BuildManifestPerFile
 }
 
 // Build makes a table of files data files of rows rows each under
 // root/<files>, added perBatch per commit.
 func Build(ctx context.Context, root string, files, perBatch, rows int) (*Lake, error) {
+	l, err := open(ctx, root, files, rows)
+	if err != nil {
+		return nil, err
+	}
+	for l.Files < files {
+		n := min(perBatch, files-l.Files)
+		if err := l.AddFiles(ctx, n); err != nil {
+			return nil, l.fail(err)
+		}
+	}
+	return l, nil
+}
+
+// open makes the catalog under root/<files> and the table with its
+// template file (one data file).
+func open(ctx context.Context, root string, files, rows int) (*Lake, error) {
 	dir, err := filepath.Abs(filepath.Join(root, fmt.Sprint(files)))
 	if err != nil {
 		return nil, err
@@ -62,12 +79,6 @@ func Build(ctx context.Context, root string, files, perBatch, rows int) (*Lake, 
 	}
 	if err := os.MkdirAll(l.dataDir, 0o755); err != nil {
 		return nil, l.fail(err)
-	}
-	for l.Files < files {
-		n := min(perBatch, files-l.Files)
-		if err := l.AddFiles(ctx, n); err != nil {
-			return nil, l.fail(err)
-		}
 	}
 	return l, nil
 }
@@ -119,8 +130,13 @@ func (l *Lake) create(ctx context.Context) error {
 	return nil
 }
 
-// AddFiles copies the template n times and adds the copies in one commit.
+// AddFiles copies the template n times and adds the copies in one commit
+// (in a table built by BuildManifestPerFile: n commits of one manifest
+// each).
 func (l *Lake) AddFiles(ctx context.Context, n int) error {
+	if l.perFile != nil {
+		return l.appendEach(ctx, n)
+	}
 	paths := make([]string, n)
 	for i := range paths {
 		p := filepath.Join(l.dataDir, fmt.Sprintf("f%06d.parquet", l.Files+i))

@@ -47,6 +47,11 @@ type options struct {
 	// follows a compaction of the table (cold process and warm run);
 	// compactOnly publishes only those figures (it implies processOnly).
 	compact, compactOnly bool
+	// manifestPerFile builds each table one manifest per data file
+	// (lake.BuildManifestPerFile) and publishes the process figures into
+	// their own block (manifests.go); it implies processOnly and no
+	// compaction.
+	manifestPerFile bool
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -63,6 +68,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.processOnly, "process-only", false, "measure only the floe processes and warm runs (needs -floe)")
 	fs.BoolVar(&o.compact, "compact", true, "with -floe: then compact each table into a hundredth of its files and measure the remap as a floe sync process and a warm run")
 	fs.BoolVar(&o.compactOnly, "compact-only", false, "publish only the compaction figures (needs -floe; implies -process-only and -compact)")
+	fs.BoolVar(&o.manifestPerFile, "manifest-per-file", false, "build each table one manifest per data file, its history expired to the last "+
+		"few snapshots (a writer committing one file per commit, never merging manifests), and publish the processes' figures "+
+		"into their own block (needs -floe; implies -process-only and -compact=false)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -79,8 +87,14 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	if o.compactOnly {
 		o.processOnly, o.compact = true, true
 	}
+	if o.manifestPerFile {
+		if o.compactOnly {
+			return o, errors.New("-manifest-per-file and -compact-only exclude each other")
+		}
+		o.processOnly, o.compact = true, false
+	}
 	if o.processOnly && o.floe == "" {
-		return o, errors.New("-process-only and -compact-only need -floe")
+		return o, errors.New("-process-only, -compact-only and -manifest-per-file need -floe")
 	}
 	return o, nil
 }
@@ -96,7 +110,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var results []result
 	for _, n := range o.sizes {
 		fmt.Fprintf(stderr, "planbench: building a table of %d data files\n", n)
-		lk, err := lake.Build(ctx, o.dir, n, o.perBatch, 100)
+		lk, err := buildLake(ctx, o, n)
 		if err != nil {
 			return err
 		}
@@ -114,6 +128,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.floe == "" {
 		return nil
+	}
+	if o.manifestPerFile {
+		return report.Publish(stdout, o.report, manifestsReportBlock(), renderManifestsReport(o, results))
 	}
 	if !o.compactOnly {
 		if err := report.Publish(stdout, o.report, procReportBlock(), renderProcessReport(o, results)); err != nil {
@@ -147,6 +164,11 @@ func measureSize(ctx context.Context, o options, lk *lake.Lake, n int, stderr io
 			return res, err
 		}
 		res.cold, res.warm, res.compact = procs.cold, procs.warm, procs.compact
+		if o.manifestPerFile {
+			if res.manifests, err = listedManifests(ctx, lk); err != nil {
+				return res, err
+			}
+		}
 	}
 	if o.processOnly {
 		return res, nil

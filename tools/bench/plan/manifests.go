@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/floehq/floe/tools/bench/lake"
+	"github.com/floehq/floe/tools/bench/report"
+)
+
+// The block of the one-file syncs on tables written one manifest per
+// data file (-manifest-per-file).
+const (
+	manifestsReportBegin = "<!-- bench-plan-manifests:begin -->"
+	manifestsReportEnd   = "<!-- bench-plan-manifests:end -->"
+)
+
+// buildLake builds the table of n data files the options ask for.
+func buildLake(ctx context.Context, o options, n int) (*lake.Lake, error) {
+	if o.manifestPerFile {
+		return lake.BuildManifestPerFile(ctx, o.dir, n, 100)
+	}
+	return lake.Build(ctx, o.dir, n, o.perBatch, 100)
+}
+
+// listedManifests counts the manifests the table's current snapshot lists.
+func listedManifests(ctx context.Context, l *lake.Lake) (int, error) {
+	tbl, err := l.Load(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n, err := manifestCount(ctx, tbl)
+	if err != nil {
+		return 0, fmt.Errorf("count the manifests listed: %w", err)
+	}
+	return n, nil
+}
+
+// renderManifestsReport is the block of the floe process and warm run
+// figures on tables written one manifest per data file, with their
+// ratios to the smallest table.
+func renderManifestsReport(o options, rs []result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n", manifestsReportBegin)
+	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work; median of %d one-file syncs per size after "+
+		"one warm-up; tables written one manifest per data file (one ADDED entry each, never merged), history expired "+
+		"to the last %d snapshots; Bolt store, local-directory sink.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.runs, lake.KeepSnapshots)
+	b.WriteString("| data files | manifests listed | cold `floe sync`: CPU ms | peak RSS MiB | warm run: CPU ms | live heap MiB |\n" +
+		"|---:|---:|---:|---:|---:|---:|\n")
+	for _, r := range rs {
+		fmt.Fprintf(&b, "| %d | %d | %.0f | %.1f | %.1f | %.1f |\n", r.procFiles, r.manifests, r.cold.cpu, r.cold.mem/1024,
+			r.warm.cpu, r.warm.mem/1024)
+	}
+	if len(rs) > 1 {
+		small := rs[0]
+		b.WriteString("\nRatios to the smallest table (target ≤1.5× at 100,000 files):")
+		for _, r := range rs[1:] {
+			fmt.Fprintf(&b, " %d files: cold CPU **%.2f×**, RSS %.2f×; warm CPU **%.2f×**, heap %.2f×.", r.procFiles,
+				r.cold.cpu/small.cold.cpu, r.cold.mem/small.cold.mem, r.warm.cpu/small.warm.cpu, r.warm.mem/small.warm.mem)
+		}
+		b.WriteString("\n")
+	}
+	fmt.Fprintf(&b, "%s\n", manifestsReportEnd)
+	return b.String()
+}
+
+// manifestsReportBlock is the block of the tables written one manifest
+// per data file.
+func manifestsReportBlock() report.Block {
+	return report.Block{Begin: manifestsReportBegin, End: manifestsReportEnd, Section: "## Planning"}
+}
