@@ -12,9 +12,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"golang.org/x/sync/errgroup"
+
+	"github.com/floehq/floe/pinot/spec"
 )
 
 // SegmentInfo is what Pinot holds about one uploaded segment, from the
@@ -208,12 +209,12 @@ func parseProperties(b []byte) map[string]string {
 			continue
 		}
 		end := keyEnd(line)
-		key := unescapeProperty(line[:end])
+		key := spec.UnescapeProperty(line[:end])
 		rest := strings.TrimLeft(line[end:], " \t\f")
 		if rest != "" && (rest[0] == '=' || rest[0] == ':') {
 			rest = strings.TrimLeft(rest[1:], " \t\f")
 		}
-		out[key] = unescapeProperty(rest)
+		out[key] = spec.UnescapeProperty(rest)
 	}
 	return out
 }
@@ -230,53 +231,4 @@ func keyEnd(line string) int {
 		}
 	}
 	return len(line)
-}
-
-// unescapeProperty undoes the escapes of a properties key or value:
-// \uXXXX (UTF-16 units, surrogate pairs joined), \t \n \r \f \b, and a
-// backslash before any other character.
-func unescapeProperty(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var units []uint16
-	var b strings.Builder
-	flush := func() {
-		if len(units) > 0 {
-			b.WriteString(string(utf16.Decode(units)))
-			units = units[:0]
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] != '\\' || i+1 == len(s) {
-			flush()
-			b.WriteByte(s[i])
-			continue
-		}
-		i++
-		if s[i] == 'u' && i+4 < len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+5], 16, 16); err == nil {
-				units = append(units, uint16(v))
-				i += 4
-				continue
-			}
-		}
-		flush()
-		switch s[i] {
-		case 't':
-			b.WriteByte('\t')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 'f':
-			b.WriteByte('\f')
-		case 'b':
-			b.WriteByte('\b')
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	flush()
-	return b.String()
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf16"
 
 	"github.com/floehq/floe/pinot/spec"
 )
@@ -40,7 +39,7 @@ func parseSegProperties(data []byte) (*segProperties, error) {
 		}
 		pending = ""
 		key, value := splitProperty(line)
-		k := unescapeJava(key)
+		k := spec.UnescapeProperty(key)
 		if old, ok := p.values[k]; ok {
 			p.values[k] = old + "," + value
 		} else {
@@ -87,7 +86,7 @@ func (p *segProperties) get(key string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return unescapeJava(v), true
+	return spec.UnescapeProperty(v), true
 }
 
 // list returns the value of key split at unescaped commas.
@@ -104,11 +103,11 @@ func (p *segProperties) list(key string) []string {
 			continue
 		}
 		if v[i] == ',' {
-			out = append(out, unescapeJava(strings.TrimSpace(v[start:i])))
+			out = append(out, spec.UnescapeProperty(strings.TrimSpace(v[start:i])))
 			start = i + 1
 		}
 	}
-	return append(out, unescapeJava(strings.TrimSpace(v[start:])))
+	return append(out, spec.UnescapeProperty(strings.TrimSpace(v[start:])))
 }
 
 func (p *segProperties) getInt(key string) (int, error) {
@@ -129,55 +128,6 @@ func (p *segProperties) getBool(key string, def bool) bool {
 		return def
 	}
 	return strings.EqualFold(strings.TrimSpace(s), "true")
-}
-
-// unescapeJava undoes properties escapes: \uXXXX (UTF-16, pairs joined),
-// \t \n \r \f \b, and \x → x for any other x.
-func unescapeJava(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var units []uint16
-	var b strings.Builder
-	flush := func() {
-		if len(units) > 0 {
-			b.WriteString(string(utf16.Decode(units)))
-			units = units[:0]
-		}
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c != '\\' || i+1 >= len(s) {
-			flush()
-			b.WriteByte(c)
-			continue
-		}
-		i++
-		if s[i] == 'u' && i+4 < len(s)+0 && i+4 <= len(s)-1 {
-			if u, err := strconv.ParseUint(s[i+1:i+5], 16, 16); err == nil {
-				units = append(units, uint16(u))
-				i += 4
-				continue
-			}
-		}
-		flush()
-		switch s[i] {
-		case 't':
-			b.WriteByte('\t')
-		case 'n':
-			b.WriteByte('\n')
-		case 'r':
-			b.WriteByte('\r')
-		case 'f':
-			b.WriteByte('\f')
-		case 'b':
-			b.WriteByte('\b')
-		default:
-			b.WriteByte(s[i])
-		}
-	}
-	flush()
-	return b.String()
 }
 
 // recoverPinotString undoes Pinot's extra encoding of STRING min/max and
