@@ -174,18 +174,40 @@ func (c *cluster) waitMoment(r *replica, table, target string, rng *rand.Rand) {
 	before := c.manifest(table)
 	deadline := time.Now().Add(8 * time.Second)
 	for time.Now().Before(deadline) {
-		p := lastPhase(r)
-		switch {
-		case target == "sink" && !slices.Equal(c.manifest(table), before):
-			return
-		case target == "random" && p != "":
-			time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
-			return
-		case p == target:
-			return
+		switch target {
+		case "sink":
+			if !slices.Equal(c.manifest(table), before) {
+				return
+			}
+		case "random":
+			if lastPhase(r) != "" {
+				time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
+				return
+			}
+		default:
+			if c.frozenIn(r, target) {
+				return
+			}
 		}
 		time.Sleep(2 * time.Millisecond)
 	}
+}
+
+// frozenIn freezes r and reports whether its run is in phase; if so r
+// stays frozen (the caller's kill lands in that phase, however briefly the
+// phase lasts and however slowly a loaded machine lets the test read the
+// log), else it is thawed.
+func (c *cluster) frozenIn(r *replica, phase string) bool {
+	if err := r.freeze(); err != nil {
+		c.t.Fatalf("freeze %s: %v", r.name, err)
+	}
+	if lastPhase(r) == phase {
+		return true
+	}
+	if err := r.thaw(); err != nil {
+		c.t.Fatalf("thaw %s: %v", r.name, err)
+	}
+	return false
 }
 
 // lastPhase is the phase of the replica's last run that has not finished

@@ -48,8 +48,7 @@ func streamScenario(t *testing.T, event string, pc *testpeer.PinotCluster) {
 	holder, _ := c.waitHolder(rdb, table, freeze, 10*time.Second)
 	c.waitStreaming(holder, table, 30*time.Second)
 	if event == "kill holder" {
-		c.waitUploadedInto(table, 30*time.Second) // a unit lands whole in the replacement before the kill
-		holder.kill()
+		c.killAfterUpload(holder, table, 30*time.Second) // a unit lands whole in the replacement before the kill
 		if c.openReplacements(table) == 0 {
 			t.Fatalf("the run on %s ended its replacement before the kill: nothing was left open to resume", holder.name)
 		}
@@ -84,14 +83,24 @@ func streamScenario(t *testing.T, event string, pc *testpeer.PinotCluster) {
 	}
 }
 
-// waitUploadedInto waits until the table's open replacement holds at
-// least one uploaded To segment.
-func (c *cluster) waitUploadedInto(table string, timeout time.Duration) {
+// killAfterUpload SIGKILLs holder once a segment of the table has landed
+// whole in its open replacement. The holder is frozen while each check
+// reads the sink, so it cannot end the replacement between a check that
+// finds an upload and the kill, however slow the check is on a loaded
+// machine; between checks it runs for a few milliseconds.
+func (c *cluster) killAfterUpload(holder *replica, table string, timeout time.Duration) {
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		if n := c.uploadedInto(table); n > 0 {
+		if err := holder.freeze(); err != nil {
+			c.t.Fatalf("freeze %s: %v", holder.name, err)
+		}
+		if c.uploadedInto(table) > 0 {
+			holder.kill()
 			return
+		}
+		if err := holder.thaw(); err != nil {
+			c.t.Fatalf("thaw %s: %v", holder.name, err)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -265,8 +274,7 @@ func abandonedScenario(t *testing.T, pc *testpeer.PinotCluster, next string) {
 	c.lake.appendFiles(11, 20_000) // 12 units replace the 4 segments
 	r.call(t, "POST", "/api/v1/tables/"+table+"/trigger", map[string]any{}, nil)
 	c.waitStreaming(r, table, 30*time.Second)
-	c.waitUploadedInto(table, 30*time.Second)
-	r.kill()
+	c.killAfterUpload(r, table, 30*time.Second)
 	if c.openReplacements(table) == 0 {
 		t.Fatal("the run ended its replacement before the kill: nothing was left open")
 	}
