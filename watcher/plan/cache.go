@@ -18,11 +18,13 @@ type cache struct {
 	stats CacheStats
 }
 
-// CacheStats counts cache lookups (for benchmarks and tests).
+// CacheStats counts cache lookups (for benchmarks and tests), and the
+// manifest lists read only to their head (P13).
 type CacheStats struct {
 	Hits, Misses int64
 	Bytes        int64
 	Entries      int
+	ListHeads    int64
 }
 
 type cacheItem struct {
@@ -79,6 +81,13 @@ func (c *cache) put(key string, val any, size int64) {
 		delete(c.items, it.key)
 		c.used -= it.size
 	}
+}
+
+// countHead counts a manifest list read only to its head.
+func (c *cache) countHead() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stats.ListHeads++
 }
 
 func (c *cache) snapshot() CacheStats {

@@ -28,19 +28,20 @@ func (j *job) fold(ctx context.Context, cp checkpoint.Checkpoint) (*live, string
 		return nil, reason, nil
 	}
 	lv := &live{base: cp.Files, gone: map[string]bool{}, files: map[string]liveFile{}}
-	ms, err := j.manifests(ctx, *j.snap)
+	cur, err := j.foldList(ctx)
 	if err != nil {
 		return foldFailed(ctx, err)
 	}
-	if err := j.readDeletes(ctx, lv, ms); err != nil {
+	if err := j.readDeletes(ctx, lv, cur.ms); err != nil {
 		return foldFailed(ctx, err)
 	}
+	lv.headOnly = !cur.whole
 	for i := len(between) - 1; i >= 0; i-- { // oldest first
 		if err := j.foldSnapshot(ctx, lv, between[i]); err != nil {
 			return foldFailed(ctx, err)
 		}
 	}
-	if reason := countReason(lv, ms, j.snap.SnapshotID); reason != "" {
+	if reason := j.countReason(lv, cur); reason != "" {
 		return nil, reason, nil
 	}
 	return lv, "", nil
@@ -87,11 +88,11 @@ func backfillReason(cp checkpoint.Checkpoint, current int64, between []table.Sna
 // foldSnapshot applies the data files snapshot s added and removed: the
 // entries whose snapshot id is s's, in the manifests s wrote.
 func (j *job) foldSnapshot(ctx context.Context, lv *live, s table.Snapshot) error {
-	ms, err := j.manifests(ctx, s)
+	h, err := j.head(ctx, s)
 	if err != nil {
 		return err
 	}
-	for _, m := range ms {
+	for _, m := range h.ms {
 		if m.SnapshotID() != s.SnapshotID || m.ManifestContent() != iceberg.ManifestContentData ||
 			(m.AddedDataFiles() == 0 && m.DeletedDataFiles() == 0) {
 			continue // carried over, delete files (read whole below) or only EXISTING entries
@@ -153,13 +154,56 @@ func (j *job) readDeletes(ctx context.Context, lv *live, ms []iceberg.ManifestFi
 	return j.loadKeys(ctx, lv.deletes)
 }
 
-// countReason checks the fold against the manifest list: the snapshot's
-// data manifests count its live data files. A checkpoint that misses a
-// live file (a unit that failed under continueOnFileError) or holds one
-// that is not live makes the counts differ.
-func countReason(lv *live, ms []iceberg.ManifestFile, snapshotID int64) string {
-	var want int64
+// foldList is what the fold reads of the current snapshot's manifest
+// list: its head when the snapshot's summary says no delete file is live
+// and counts the live data files (P13), else the whole list.
+func (j *job) foldList(ctx context.Context) (listHead, error) {
+	if n, ok := summaryTotal(*j.snap, "total-delete-files"); ok && n == 0 {
+		if _, ok := summaryTotal(*j.snap, "total-data-files"); ok {
+			return j.head(ctx, *j.snap)
+		}
+	}
+	return j.wholeHead(ctx, *j.snap)
+}
+
+// loadDataManifests reads the whole manifest list of the planned snapshot
+// into lv.dataManifests when the fold read only its head.
+func (j *job) loadDataManifests(ctx context.Context, lv *live) error {
+	if !lv.headOnly {
+		return nil
+	}
+	ms, err := j.manifests(ctx, *j.snap)
+	if err != nil {
+		return err
+	}
+	lv.dataManifests = lv.dataManifests[:0]
 	for _, m := range ms {
+		if m.ManifestContent() == iceberg.ManifestContentData {
+			lv.dataManifests = append(lv.dataManifests, m)
+		}
+	}
+	lv.headOnly = false
+	return nil
+}
+
+// countReason checks the fold against the manifest list: the snapshot's
+// data manifests count its live data files (its summary's
+// total-data-files when the fold read only the list's head, P13). A
+// checkpoint that misses a live file (a unit that failed under
+// continueOnFileError) or holds one that is not live makes the counts
+// differ.
+func (j *job) countReason(lv *live, cur listHead) string {
+	snapshotID := j.snap.SnapshotID
+	if !cur.whole {
+		want, _ := summaryTotal(*j.snap, "total-data-files")
+		if got := lv.count(); int64(got) != want {
+			return fmt.Sprintf("folded %d live data files, the summary of snapshot %d counts %d (checkpoint incomplete)",
+				got, snapshotID, want)
+		}
+		return ""
+	}
+	var want int64
+	for _, m := range cur.ms {
 		if m.ManifestContent() != iceberg.ManifestContentData {
 			continue
 		}

@@ -86,8 +86,10 @@ type live struct {
 	gone    map[string]bool
 	files   map[string]liveFile
 	deletes []liveDelete
-	// dataManifests are the data manifests of the planned snapshot.
+	// dataManifests are the data manifests of the planned snapshot; only
+	// those of the list's head while headOnly (loadDataManifests).
 	dataManifests []iceberg.ManifestFile
+	headOnly      bool
 }
 
 // has reports whether path is a live data file.

@@ -91,11 +91,7 @@ func (j *job) manifests(ctx context.Context, snap table.Snapshot) ([]iceberg.Man
 		return nil, fmt.Errorf("read manifest list of snapshot %d: %w", snap.SnapshotID, err)
 	}
 	if snap.ManifestList != "" {
-		size := int64(len(key)) + 64
-		for _, m := range ms {
-			size += 256 + int64(len(m.FilePath()))
-		}
-		j.p.cache.put(key, ms, size)
+		j.p.cache.put(key, ms, listSize(key, ms))
 	}
 	return ms, nil
 }

@@ -187,6 +187,12 @@ func (p *Planner) PlanIndexed(ctx context.Context, tableName string, tbl *table.
 	if snap == nil {
 		return dropAll(cp), nil
 	}
+	return p.planSnapshot(ctx, tableName, tbl, snap, cp, idx)
+}
+
+// planSnapshot is PlanIndexed of snapshot snap of tbl.
+func (p *Planner) planSnapshot(ctx context.Context, tableName string, tbl *table.Table, snap *table.Snapshot,
+	cp checkpoint.Checkpoint, idx *UnitIndex) (*Plan, error) {
 	j, err := p.newJob(ctx, tableName, tbl, snap)
 	if err != nil {
 		return nil, err

@@ -143,11 +143,11 @@ func (h *history) index() {
 // entries of s in the data manifests s wrote (as foldSnapshot does).
 func (j *job) replaceStep(ctx context.Context, s table.Snapshot) (replaceStep, error) {
 	step := replaceStep{id: s.SnapshotID, delAdded: map[string]bool{}}
-	ms, err := j.manifests(ctx, s)
+	h, err := j.head(ctx, s)
 	if err != nil {
 		return step, err
 	}
-	for _, m := range ms {
+	for _, m := range h.ms {
 		if m.SnapshotID() != s.SnapshotID || (m.AddedDataFiles() == 0 && m.DeletedDataFiles() == 0) {
 			continue
 		}

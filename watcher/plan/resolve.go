@@ -29,6 +29,9 @@ func (j *job) resolve(ctx context.Context, lv *live, pool []candidate) (map[stri
 	if len(need) == 0 {
 		return nil, "", nil
 	}
+	if err := j.loadDataManifests(ctx, lv); err != nil {
+		return foldFailedEntries(ctx, err)
+	}
 	slices.Sort(seqs)
 	var cands []iceberg.ManifestFile
 	uncached := 0
@@ -48,10 +51,7 @@ func (j *job) resolve(ctx context.Context, lv *live, pool []candidate) (map[stri
 	}
 	all, err := j.readAll(ctx, cands)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, "", ctx.Err()
-		}
-		return nil, "fold failed: " + err.Error(), nil
+		return foldFailedEntries(ctx, err)
 	}
 	out := make(map[string]entry, len(need))
 	for _, es := range all {
@@ -68,6 +68,12 @@ func (j *job) resolve(ctx context.Context, lv *live, pool []candidate) (map[stri
 		}
 	}
 	return out, "", nil
+}
+
+// foldFailedEntries is foldFailed for resolve.
+func foldFailedEntries(ctx context.Context, err error) (map[string]entry, string, error) {
+	_, reason, err := foldFailed(ctx, err)
+	return nil, reason, err
 }
 
 func tasksOf(t table.FileScanTask) []table.FileScanTask { return []table.FileScanTask{t} }
