@@ -125,7 +125,8 @@
 //     of the same spec.
 //
 //   - P4 The fold reads the current snapshot's manifest list, the manifest
-//     lists of the snapshots since the checkpoint, the data manifests those
+//     lists of the snapshots since the checkpoint (each as far as P13
+//     needs), the data manifests those
 //     snapshots wrote with added or deleted entries, and the delete
 //     manifests of the current snapshot. It reads no other manifest unless
 //     it must rebuild a checkpointed file. Appends, overwrites and
@@ -263,4 +264,22 @@
 //     search (about 14 comparisons for 10,000 keys). Plan.KeyIndex counts
 //     the files consulted, the indexes built and the (file, delete) pairs
 //     ruled out.
+//
+//   - P13 Head of a manifest list: writers list the manifests a snapshot
+//     wrote before the ones it carries over, so the fold (and the remap's
+//     read of a replace snapshot) reads a snapshot's list record by record
+//     and stops once the manifests of that snapshot account for the files
+//     its summary says it added and removed (added-data-files,
+//     deleted-data-files, added-delete-files, removed-delete-files; a count
+//     the summary leaves out is 0). Only the fields the planner uses are
+//     decoded (a projection of the writer's schema: no partition
+//     summaries). The current snapshot's list is cut short only when its
+//     summary records total-delete-files 0 and a total-data-files, which
+//     then checks the fold's live count in place of the whole list's
+//     counts (P5); a rebuild of a checkpointed file reads the whole list.
+//     A list of format 1 or 3, or of a snapshot without a summary, is
+//     read whole; a list whose writer lists its own manifests elsewhere
+//     is read to its end, so it costs what a whole read does and the plan
+//     is the same. Plan.Fallback says so when the summary's total
+//     disagrees with the fold.
 package plan
