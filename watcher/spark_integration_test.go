@@ -23,6 +23,7 @@ import (
 	"github.com/floehq/floe/schema"
 	"github.com/floehq/floe/segments/read"
 	"github.com/floehq/floe/watcher"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // Spark (PySpark with Iceberg's Spark runtime) writes a format-v2
@@ -98,6 +99,27 @@ func TestWatcher_SparkReplaceSnapshotIsRemap(t *testing.T) {
 		// checked by sync).
 		env.sync(t, "rewrite_position_delete_files", res[1]).wantRemap(t)
 	})
+	t.Run("appends fold from the head of the list", func(t *testing.T) {
+		// P13: Spark lists the manifests a snapshot wrote first and its
+		// summaries count them, so a delete-free table's appends fold
+		// reading only the head of each manifest list.
+		const appends = "ns.appends"
+		res := sp.Run(t,
+			testpeer.SparkStep{Op: "create", Table: appends},
+			testpeer.SparkStep{Op: "insert", Table: appends, Commits: 4, Rows: 20},
+			testpeer.SparkStep{Op: "rows", Table: appends})
+		env := newSparkSync(t, sp, "spark_appends", "ns", "appends")
+		env.sync(t, "four inserts", res[2])
+		res = sp.Run(t,
+			testpeer.SparkStep{Op: "insert", Table: appends, Commits: 2, Rows: 20, From: 80},
+			testpeer.SparkStep{Op: "rows", Table: appends})
+		before := env.planner.CacheStats().ListHeads
+		got := env.sync(t, "two more inserts", res[1])
+		if heads := env.planner.CacheStats().ListHeads - before; heads < 2 || got.run.Kind != checkpoint.RunAppend {
+			t.Fatalf("P13: two Spark appends must fold as an append reading 2 manifest lists to their head, "+
+				"read %d so (run kind %q)", heads, got.run.Kind)
+		}
+	})
 	t.Logf("test ran %s", time.Since(start).Round(time.Millisecond))
 }
 
@@ -131,6 +153,7 @@ type sparkSync struct {
 	w       *watcher.Watcher
 	builder *countingBuilder
 	up      *countingUploader
+	planner *plan.Planner
 }
 
 func newSparkSync(t *testing.T, sp *testpeer.Spark, name, ns, source string) *sparkSync {
@@ -142,12 +165,12 @@ func newSparkSync(t *testing.T, sp *testpeer.Spark, name, ns, source string) *sp
 	}
 	dir := t.TempDir()
 	s := &sparkSync{name: name, sinkDir: filepath.Join(dir, "sink"), store: checkpoint.NewMemory(),
-		builder: &countingBuilder{inner: watcher.IcebergBuilder{}}}
+		builder: &countingBuilder{inner: watcher.IcebergBuilder{}}, planner: plan.New(plan.Options{})}
 	s.sink = pinot.NewLocalDir(s.sinkDir)
 	s.up = &countingUploader{LocalDir: s.sink, calls: map[string]int{}}
 	ld := &hadoopLoader{cfg: cfg}
 	t.Cleanup(ld.close)
-	s.w = watcher.New(watcher.Deps{Store: s.store, Loader: ld, Builder: s.builder, Uploader: s.up,
+	s.w = watcher.New(watcher.Deps{Store: s.store, Loader: ld, Builder: s.builder, Uploader: s.up, Planner: s.planner,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		watcher.Options{Owner: "spark-test", LeaseTTL: time.Minute, BuildParallelism: 2, WorkDir: filepath.Join(dir, "work")})
 	src, err := ld.LoadTable(t.Context(), checkpoint.Table{Connection: "spark", Namespace: ns, Source: source})
