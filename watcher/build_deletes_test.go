@@ -124,11 +124,14 @@ func syncDeletes(t *testing.T, w *watcher.Watcher, l *lake, up *pinot.LocalDir, 
 // the next run reads only the delete file it adds, the others still
 // decoded. Built locally and through the work queue.
 func TestIcebergBuilder_ReadsEachDeleteFileOnce(t *testing.T) {
-	t.Run("local", func(t *testing.T) { testDeletesReadOnce(t, checkpoint.NewMemory(), nil) })
+	t.Run("local", func(t *testing.T) { testDeletesReadOnce(t, checkpoint.NewMemory(), nil, 0) })
 	t.Run("work queue", func(t *testing.T) {
 		store := checkpoint.NewMemory()
-		testDeletesReadOnce(t, store, store)
+		testDeletesReadOnce(t, store, store, 0)
 	})
+	// Options.DeleteCacheBytes (watcher.deleteCacheBytes) is the budget:
+	// one too small to keep any delete file reads them for every build.
+	t.Run("budget too small to keep them", func(t *testing.T) { testDeletesReadOnce(t, checkpoint.NewMemory(), nil, 64) })
 }
 
 // countingQueue counts the items published on a work queue.
@@ -143,8 +146,10 @@ func (q *countingQueue) Publish(ctx context.Context, items []checkpoint.WorkItem
 }
 
 // testDeletesReadOnce is TestIcebergBuilder_ReadsEachDeleteFileOnce on a
-// store and, when work is set, builds through that work queue.
-func testDeletesReadOnce(t *testing.T, store checkpoint.Store, work checkpoint.WorkQueue) {
+// store and, when work is set, builds through that work queue; budget is
+// the delete cache's (0: the default, which keeps them all; else one that
+// keeps none, so every build reads its delete files again).
+func testDeletesReadOnce(t *testing.T, store checkpoint.Store, work checkpoint.WorkQueue, budget int64) {
 	l := newLake(t, iceberg.Properties{"format-version": "2", "write.delete.mode": "merge-on-read"})
 	root := t.TempDir()
 	up := pinot.NewLocalDir(root)
@@ -154,7 +159,8 @@ func testDeletesReadOnce(t *testing.T, store checkpoint.Store, work checkpoint.W
 		queue = &countingQueue{WorkQueue: work}
 		deps.Work = queue
 	}
-	w := watcher.New(deps, watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir(), BuildParallelism: 2})
+	w := watcher.New(deps, watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir(), BuildParallelism: 2,
+		DeleteCacheBytes: budget})
 	ctx := context.Background()
 	if err := store.CreateTable(ctx, realTable(t, l, map[string]string{watcher.KeyMaxRowsPerSegment: "1000"})); err != nil {
 		t.Fatal(err)
@@ -182,7 +188,15 @@ func testDeletesReadOnce(t *testing.T, store checkpoint.Store, work checkpoint.W
 	if distinct < 6 || uses < 3*distinct {
 		t.Fatalf("the scenario must apply several delete files to several data files: %d uses of %d files", uses, distinct)
 	}
-	if n := syncDeletes(t, w, l, up, root); n != int64(distinct) {
+	n := syncDeletes(t, w, l, up, root)
+	if budget > 0 {
+		if n <= int64(distinct) {
+			t.Fatalf("with a %d-byte delete cache the run read %d delete files, want more than the %d distinct ones "+
+				"(none can be kept)", budget, n, distinct)
+		}
+		return
+	}
+	if n != int64(distinct) {
 		t.Fatalf("the run read %d delete files, want each of the %d once (iceberg-go's scan per data file reads %d)", n, distinct, uses)
 	}
 	if st := w.DeleteCacheStats(); st.Unions == 0 {

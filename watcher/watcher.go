@@ -50,6 +50,9 @@ type Options struct {
 	// LagParallelism bounds the checks in flight on this replica.
 	LagInterval    time.Duration
 	LagParallelism int
+	// DeleteCacheBytes bounds the decoded delete files the replica keeps
+	// for its builds (B2; default DefaultDeleteCacheBytes).
+	DeleteCacheBytes int64
 }
 
 // Deps are the parts a Watcher drives.
@@ -188,7 +191,7 @@ func New(deps Deps, opts Options) *Watcher {
 	runs := newRunTracker(deps.Scrub)
 	return &Watcher{
 		deps: deps, opts: opts, clock: deps.Clock, log: slog.New(runs.handler(deps.Logger.Handler())),
-		metrics: deps.Metrics, runs: runs,
+		metrics: deps.Metrics, runs: runs, builders: builderPool{deletes: DeleteCache{max: opts.DeleteCacheBytes}},
 		tables:      map[string]*tableState{},
 		slots:       make(chan struct{}, opts.MaxConcurrentRuns),
 		wake:        make(chan struct{}, 1),

@@ -163,6 +163,7 @@ func watcherOptions(c config.Watcher) watcher.Options {
 		BuildParallelism: c.BuildParallelism, RefreshInterval: c.RefreshInterval, LagInterval: c.LagInterval,
 		DefaultSchedule: c.DefaultSchedule, WorkDir: c.WorkDir, MaxRowsPerSegment: c.MaxRowsPerSegment,
 		BatchFiles: c.BatchFiles, BatchBytes: c.BatchBytes, ClaimTimeout: c.ClaimTimeout,
+		DeleteCacheBytes: c.DeleteCacheBytes,
 		Plan: plan.Options{CoalesceBelowBytes: c.CoalesceBelowBytes, TargetSegmentBytes: c.TargetSegmentBytes,
 			MergeSmallUnits: c.MergeSmallUnits, CacheBytes: c.ManifestCacheBytes},
 	}

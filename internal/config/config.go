@@ -135,6 +135,10 @@ type Watcher struct {
 	MergeSmallUnits int `yaml:"mergeSmallUnits"`
 	// ManifestCacheBytes bounds the in-process cache of Iceberg manifests.
 	ManifestCacheBytes int64 `yaml:"manifestCacheBytes"`
+	// DeleteCacheBytes bounds the decoded delete files a replica keeps for
+	// its builds, so each is read once however many data files it applies
+	// to; a file over a quarter of it is read for each build and not kept.
+	DeleteCacheBytes int64 `yaml:"deleteCacheBytes"`
 	// MinScheduleInterval: the API refuses schedules that fire more often.
 	MinScheduleInterval time.Duration `yaml:"minScheduleInterval"`
 	// LagInterval: how often each table's lag is measured (its metadata
@@ -191,6 +195,7 @@ func Default() Config {
 			TargetSegmentBytes:  256 << 20,
 			MergeSmallUnits:     8,
 			ManifestCacheBytes:  256 << 20,
+			DeleteCacheBytes:    64 << 20,
 			MinScheduleInterval: 10 * time.Second,
 			DrainGrace:          20 * time.Second,
 		},
@@ -317,6 +322,7 @@ func (c *Config) validateRunModel() *FieldError {
 		positive("watcher.claimTimeout", int64(w.ClaimTimeout)),
 		positive("watcher.targetSegmentBytes", w.TargetSegmentBytes),
 		positive("watcher.manifestCacheBytes", w.ManifestCacheBytes),
+		positive("watcher.deleteCacheBytes", w.DeleteCacheBytes),
 	}
 	for _, fe := range checks {
 		if fe != nil {

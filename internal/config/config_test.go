@@ -26,7 +26,8 @@ func TestLoad_Defaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Server.Addr != "127.0.0.1:8080" || cfg.Store.Redis.URL != "" || cfg.Watcher.DefaultSchedule != "*/5 * * * *" {
+	if cfg.Server.Addr != "127.0.0.1:8080" || cfg.Store.Redis.URL != "" || cfg.Watcher.DefaultSchedule != "*/5 * * * *" ||
+		cfg.Watcher.DeleteCacheBytes != 64<<20 {
 		t.Fatalf("unexpected defaults: %+v", cfg)
 	}
 }
@@ -72,6 +73,7 @@ func TestLoad_Errors(t *testing.T) {
 		{"bad level", "log:\n  level: loud\n", nil, "log.level"},
 		{"zero runs", "watcher:\n  maxConcurrentRuns: 0\n", nil, "watcher.maxConcurrentRuns"},
 		{"merge of one unit", "watcher:\n  mergeSmallUnits: 1\n", nil, "watcher.mergeSmallUnits"},
+		{"no delete cache", "watcher:\n  deleteCacheBytes: 0\n", nil, "watcher.deleteCacheBytes"},
 		{"connection without type", "connections:\n  lake: {}\n", nil, "connections.lake.type"},
 		{"bad env duration", "", []string{"FLOE_WATCHER_LEASETTL=soon"}, "watcher.leaseTTL"},
 		{"unknown env", "", []string{"FLOE_SERVER_ADR=1"}, "FLOE_SERVER_ADR"},
