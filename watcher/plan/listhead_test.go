@@ -98,8 +98,10 @@ func TestPlanner_Plan_FoldReadsListHead(t *testing.T) {
 }
 
 // P13, P5: when the fold read only the list's head, the summary's
-// total-data-files checks it: a summary that counts another total makes
-// the plan fall back to the full-state diff.
+// total-data-files checks it: a summary that counts another total, or
+// that leaves out the file its snapshot added (so the head holds none of
+// it), makes the plan fall back to the full-state diff, which finds the
+// table's 4 files.
 func TestPlanner_Plan_HeadCountedBySummary(t *testing.T) {
 	l := newLake(t, lakeConfig{version: 2})
 	for range 3 {
@@ -110,18 +112,27 @@ func TestPlanner_Plan_HeadCountedBySummary(t *testing.T) {
 	l.appendRows(10)
 	tbl := l.load()
 	snap := tbl.CurrentSnapshot()
-	props := iceberg.Properties{}
-	for k, v := range snap.Summary.Properties {
-		props[k] = v
-	}
-	props["total-data-files"] = "7" // the table has 4
-	bad := *snap
-	bad.Summary = &table.Summary{Operation: snap.Summary.Operation, Properties: props}
-	got, err := plan.New(plan.Options{}).PlanSnapshot(context.Background(), tableName, tbl, &bad, cp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.Incremental || got.LiveFiles != 4 || len(got.Build) != 1 {
-		t.Fatalf("P5: a summary counting 7 live files for 4 must fall back to the full-state diff, got %+v", got)
+	for name, change := range map[string]map[string]string{
+		"another total":     {"total-data-files": "7"},
+		"added file missed": {"added-data-files": "0"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			props := iceberg.Properties{}
+			for k, v := range snap.Summary.Properties {
+				props[k] = v
+			}
+			for k, v := range change {
+				props[k] = v
+			}
+			bad := *snap
+			bad.Summary = &table.Summary{Operation: snap.Summary.Operation, Properties: props}
+			got, err := plan.New(plan.Options{}).PlanSnapshot(context.Background(), tableName, tbl, &bad, cp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Incremental || got.LiveFiles != 4 || len(got.Build) != 1 {
+				t.Fatalf("P5: a summary with %v must make the plan fall back to the full-state diff, got %+v", change, got)
+			}
+		})
 	}
 }
