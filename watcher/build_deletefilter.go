@@ -50,18 +50,17 @@ type eqGroup struct {
 	paths  []string // the delete files of sets, in order
 }
 
-// ownDeletes prepares floe's application of the position and equality
-// delete files of f's scan task: it returns the task without them (its
-// deletion vectors stay for iceberg-go, a DV being one blob for one data
-// file) and the filter that applies them, or ok false when iceberg-go's
-// scan must apply them (the task is not one whole file, has both a DV and
-// position deletes, or a delete file floe does not decode).
+// ownDeletes prepares floe's application of the delete files of f's
+// scan task (position deletes, deletion vectors, equality deletes): it
+// returns the task without them and the filter that applies them, or ok
+// false when iceberg-go's scan must apply them (the task is not one whole
+// file, or a delete file floe does not decode).
 func ownDeletes(ctx context.Context, cache *DeleteCache, fsys iceio.IO, sc *iceberg.Schema, f plan.File) ([]table.FileScanTask, *deleteFilter, bool, error) {
 	if len(f.Tasks) != 1 {
 		return nil, nil, false, nil
 	}
 	t := f.Tasks[0]
-	if t.Start != 0 || (len(t.DeletionVectorFiles) > 0 && len(t.DeleteFiles) > 0) {
+	if t.Start != 0 {
 		return nil, nil, false, nil
 	}
 	flt := &deleteFilter{path: t.File.FilePath(), want: t.File.Count()}
@@ -71,6 +70,16 @@ func ownDeletes(ctx context.Context, cache *DeleteCache, fsys iceio.IO, sc *iceb
 			return unsupported(err)
 		}
 		flt.positions = append(flt.positions, pd[flt.path]...)
+	}
+	for _, df := range t.DeletionVectorFiles {
+		if ref := df.ReferencedDataFile(); ref == nil || *ref != flt.path {
+			return nil, nil, false, fmt.Errorf("deletion vector %s is not one of data file %s", df.FilePath(), flt.path)
+		}
+		ps, err := cache.dvPositionsOf(ctx, fsys, df)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		flt.positions = append(flt.positions, ps...)
 	}
 	slices.Sort(flt.positions)
 	flt.positions = slices.Compact(flt.positions)
@@ -86,7 +95,7 @@ func ownDeletes(ctx context.Context, cache *DeleteCache, fsys iceio.IO, sc *iceb
 	for _, g := range flt.groups {
 		g.merge(cache)
 	}
-	t.DeleteFiles, t.EqualityDeleteFiles = nil, nil
+	t.DeleteFiles, t.EqualityDeleteFiles, t.DeletionVectorFiles = nil, nil, nil
 	return []table.FileScanTask{t}, flt, true, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/apache/arrow-go/v18/parquet/pqarrow"
 	"github.com/apache/iceberg-go"
 	iceio "github.com/apache/iceberg-go/io"
+	"github.com/apache/iceberg-go/table/dv"
 )
 
 // DefaultDeleteCacheBytes bounds the decoded delete files a replica keeps
@@ -242,6 +244,43 @@ func (c *DeleteCache) posDeletesOf(ctx context.Context, fsys iceio.IO, df iceber
 		return nil, err
 	}
 	return v.(posDeletes), nil
+}
+
+// dvPositionsOf returns the positions, sorted, that the deletion vector df
+// deletes from the one data file it names.
+func (c *DeleteCache) dvPositionsOf(ctx context.Context, fsys iceio.IO, df iceberg.DataFile) ([]int64, error) {
+	key := fmt.Sprintf("dv:%s@%d", df.FilePath(), derefOffset(df.ContentOffset()))
+	v, err := c.get(ctx, key, func() (any, int64, error) { return readDV(fsys, df) })
+	if err != nil {
+		return nil, err
+	}
+	return v.([]int64), nil
+}
+
+func derefOffset(p *int64) int64 {
+	if p == nil {
+		return -1
+	}
+	return *p
+}
+
+// readDV reads the deletion vector blob df names in its Puffin file
+// (iceberg-go checks its magic, CRC and cardinality against the manifest)
+// as sorted positions.
+func readDV(fsys iceio.IO, df iceberg.DataFile) (any, int64, error) {
+	bm, err := dv.ReadDV(fsys, df)
+	if err != nil {
+		return nil, 0, fmt.Errorf("read deletion vector %s: %w", df.FilePath(), err)
+	}
+	out := make([]int64, 0, bm.Cardinality())
+	for p := range bm.Positions() {
+		if p > math.MaxInt64 {
+			return nil, 0, fmt.Errorf("deletion vector %s: position %d out of range", df.FilePath(), p)
+		}
+		out = append(out, int64(p))
+	}
+	slices.Sort(out)
+	return out, int64(64 + 8*len(out)), nil
 }
 
 // readEqDeletes reads the equality fields ids of the delete file at path.

@@ -83,7 +83,8 @@ func servedRows(t *testing.T, up *pinot.LocalDir, root string) map[int64]string 
 
 // deleteUses counts, over the data files of the lake's current snapshot
 // as iceberg-go plans them, the delete files that apply to each (what
-// reading them per data file costs), and the distinct delete files.
+// reading them per data file costs), and the distinct delete files (a
+// deletion vector by its file and offset: a Puffin file holds several).
 func deleteUses(t *testing.T, l *lake) (uses, distinct int) {
 	t.Helper()
 	tasks, err := l.load().Scan().PlanFiles(context.Background())
@@ -95,6 +96,10 @@ func deleteUses(t *testing.T, l *lake) (uses, distinct int) {
 		for _, df := range slices.Concat(task.DeleteFiles, task.EqualityDeleteFiles) {
 			uses++
 			seen[df.FilePath()] = true
+		}
+		for _, df := range task.DeletionVectorFiles {
+			uses++
+			seen[fmt.Sprintf("%s@%d", df.FilePath(), *df.ContentOffset())] = true
 		}
 	}
 	return uses, len(seen)
@@ -216,9 +221,16 @@ func testDeletesReadOnce(t *testing.T, store checkpoint.Store, work checkpoint.W
 // application of the same deletes (B1), to the rows of iceberg-go's scan
 // (ScanOnly) and to those of floe's Parquet source (where the keys are
 // Pinot columns that hold them unchanged: id long → LONG), and reads
-// nothing into the cache.
+// nothing into the cache. Format 2 deletes by position delete files,
+// format 3 by deletion vectors, which floe decodes and applies too.
 func TestIcebergBuilder_ScanDeletesMatchesOwnDeletes(t *testing.T) {
-	l := newLake(t, iceberg.Properties{"format-version": "2", "write.delete.mode": "merge-on-read"})
+	for _, version := range []string{"2", "3"} {
+		t.Run("v"+version, func(t *testing.T) { testScanDeletesMatchesOwn(t, version) })
+	}
+}
+
+func testScanDeletesMatchesOwn(t *testing.T, version string) {
+	l := newLake(t, iceberg.Properties{"format-version": version, "write.delete.mode": "merge-on-read"})
 	ctx := context.Background()
 	for i := range int64(4) {
 		var ids []int64
@@ -230,6 +242,12 @@ func TestIcebergBuilder_ScanDeletesMatchesOwnDeletes(t *testing.T) {
 	l.upsert([]int64{1, 2, 3, 4, 50, 51})
 	l.deleteWhere(iceberg.LessThan(iceberg.Reference("id"), int64(20)))
 	l.upsert([]int64{21, 22, 23, 24, 25})
+	l.deleteWhere(iceberg.EqualTo(iceberg.Reference("id"), int64(101))) // a second delete of one file: v3 merges its DV
+	if version == "3" {
+		if dvs := deletionVectors(t, l); dvs < 4 {
+			t.Fatalf("the format 3 table must delete by deletion vectors, its scan tasks carry %d", dvs)
+		}
+	}
 	if direct, withDeletes := readsDirect(t, l); direct != withDeletes || withDeletes < 4 {
 		t.Fatalf("%d of the %d data files with deletes are read with floe's Parquet source, want all", direct, withDeletes)
 	}
@@ -247,6 +265,20 @@ func TestIcebergBuilder_ScanDeletesMatchesOwnDeletes(t *testing.T) {
 			t.Fatalf("%+v: %d delete files read into the cache, %d apply", b, n, distinct)
 		}
 	}
+}
+
+// deletionVectors counts the deletion vectors of the lake's scan tasks.
+func deletionVectors(t *testing.T, l *lake) int {
+	t.Helper()
+	tasks, err := l.load().Scan().PlanFiles(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, task := range tasks {
+		n += len(task.DeletionVectorFiles)
+	}
+	return n
 }
 
 // readsDirect plans the lake's current snapshot whole and counts, among

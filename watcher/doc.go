@@ -63,11 +63,11 @@
 //     (the planner's sequence-number and partition rules: an equality
 //     delete applies to data files of a strictly smaller data sequence
 //     number, a position delete to those of a smaller or equal one).
-//     floe applies position and equality deletes itself to the rows read
-//     without them (by floe's Parquet source when the key fields feed
-//     Pinot columns that hold their values unchanged, else by iceberg-go's
-//     scan); the scan applies deletion vectors, and every delete file
-//     floe does not decode (a key type it does not compare, a nested key
+//     floe applies position deletes, deletion vectors and equality deletes
+//     itself to the rows read without them (by floe's Parquet source when
+//     the key fields feed Pinot columns that hold their values unchanged,
+//     else by iceberg-go's scan); the scan applies every delete file floe
+//     does not decode (a key type it does not compare, a nested key
 //     field).
 //   - B2 a replica fetches and decodes each delete file once while it
 //     stays in its delete cache (DeleteCache, DefaultDeleteCacheBytes,
