@@ -3,7 +3,9 @@ package watcher
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +17,7 @@ import (
 	"github.com/apache/iceberg-go"
 
 	"github.com/floehq/floe/pinot/spec"
+	"github.com/floehq/floe/segments"
 )
 
 // keyOf encodes value i of the array a builds.
@@ -240,8 +243,9 @@ func TestDeleteFilter_AddEq(t *testing.T) {
 // floe's Parquet source applies equality deletes only where each key
 // field feeds a single-value column that holds its values unchanged
 // (B1): long or int into LONG, int into INT, string into STRING; a
-// timestamp (millis in Pinot), a double, an unbound field or a
-// multi-value column sends the file through iceberg-go's scan.
+// timestamp (millis in Pinot), a double, an unbound field or a key field
+// feeding a multi-value column sends the file through iceberg-go's scan.
+// Other multi-value columns do not (compactBatch cuts their rows too).
 func TestDirectKeys(t *testing.T) {
 	sc := iceberg.NewSchema(0,
 		iceberg.NestedField{ID: 1, Name: "id", Type: iceberg.PrimitiveTypes.Int64, Required: true},
@@ -277,8 +281,61 @@ func TestDirectKeys(t *testing.T) {
 		}
 	}
 	multi := binding{read: &spec.Schema{Fields: []spec.FieldSpec{{Name: "id", DataType: spec.Long, SingleValue: true},
-		{Name: "tags", DataType: spec.String}}}, ids: map[string]int{"id": 1, "tags": 2}}
-	if _, _, ok := directKeys(multi, sc, &deleteFilter{}); ok {
-		t.Errorf("a multi-value column must send the file through the scan")
+		{Name: "v", DataType: spec.String}}}, ids: map[string]int{"id": 1, "v": 2}}
+	if _, _, ok := directKeys(multi, sc, &deleteFilter{}); !ok {
+		t.Errorf("positions alone: a multi-value column must not send the file through the scan")
 	}
+	keyed := &deleteFilter{}
+	keyed.addEq(sc, "f", &eqDeletes{fields: []int{1}})
+	if _, _, ok := directKeys(multi, sc, keyed); !ok {
+		t.Errorf("a key on a single-value column beside a multi-value one must be read directly")
+	}
+	keyed = &deleteFilter{}
+	keyed.addEq(sc, "f", &eqDeletes{fields: []int{2}})
+	if _, _, ok := directKeys(multi, sc, keyed); ok {
+		t.Errorf("a key field feeding a multi-value column must send the file through the scan")
+	}
+}
+
+// compactBatch cuts deleted rows out of single-value and multi-value
+// columns alike: a multi-value column keeps the value ranges of its kept
+// rows, in order, with offsets that bound them, nulls and empty rows
+// included, wherever its values start.
+func TestCompactBatch_MultiValue(t *testing.T) {
+	for _, base := range []int32{0, 3} {
+		pad := make([]string, base)
+		vals := append(pad, "a", "b", "c", "d", "e", "f")
+		// rows: [a] [] [b c] null [d] [e f]
+		off := []int32{0, 1, 1, 3, 3, 4, 6}
+		for i := range off {
+			off[i] += base
+		}
+		b := &segments.Batch{Rows: 6, Columns: []segments.Vector{
+			{Longs: []int64{10, 11, 12, 13, 14, 15}},
+			{Offsets: off, Bytes: bytesOf(vals), Nulls: []bool{false, false, false, true, false, false}},
+		}}
+		keep := []bool{false, true, true, true, false, true}
+		compactBatch(b, keep, 4)
+		mv := b.Columns[1]
+		got := []string{}
+		for r := range b.Rows {
+			var row []string
+			for _, v := range mv.Bytes[mv.Offsets[r]:mv.Offsets[r+1]] {
+				row = append(row, string(v))
+			}
+			got = append(got, fmt.Sprintf("%d:%v:%v", b.Columns[0].Longs[r], mv.Nulls[r], row))
+		}
+		want := []string{"11:false:[]", "12:false:[b c]", "13:true:[]", "15:false:[e f]"}
+		if b.Rows != 4 || !slices.Equal(got, want) || len(mv.Offsets) != 5 || int(mv.Offsets[4]) != len(mv.Bytes) {
+			t.Fatalf("base %d: rows %d, got %v (offsets %v, %d values), want %v", base, b.Rows, got, mv.Offsets, len(mv.Bytes), want)
+		}
+	}
+}
+
+func bytesOf(ss []string) [][]byte {
+	out := make([][]byte, len(ss))
+	for i, s := range ss {
+		out[i] = []byte(s)
+	}
+	return out
 }

@@ -15,15 +15,13 @@ import (
 // batches floe's Parquet source yields for b (b.read's fields, in order),
 // when those hold the key values unchanged: every field feeds a
 // single-value column, an Iceberg long or int a LONG, an int an INT, a
-// string a STRING. ok is false otherwise, and when a column of b.read is
-// multi-value (filteredSource compacts single-value columns only).
+// string a STRING. ok is false otherwise.
 func directKeys(b binding, sc *iceberg.Schema, flt *deleteFilter) (cols [][]int, types [][]spec.DataType, ok bool) {
 	byID := map[int]int{}
 	for i, f := range b.read.Fields {
-		if !f.SingleValue {
-			return nil, nil, false
+		if f.SingleValue {
+			byID[b.ids[f.Name]] = i
 		}
-		byID[b.ids[f.Name]] = i
 	}
 	for _, g := range flt.groups {
 		var gc []int
@@ -140,11 +138,16 @@ func appendKeyVector(buf []byte, v *segments.Vector, dt spec.DataType, r int) []
 }
 
 // compactBatch keeps the rows of b that keep marks (kept of them), in
-// order, in place; every column is single-value.
+// order, in place: one value per row of a single-value column, the value
+// ranges of a multi-value column's rows with their offsets.
 func compactBatch(b *segments.Batch, keep []bool, kept int) {
 	for c := range b.Columns {
 		v := &b.Columns[c]
 		v.Nulls = compactSlice(v.Nulls, keep)
+		if v.Offsets != nil {
+			compactMulti(v, keep, kept)
+			continue
+		}
 		v.Ints = compactSlice(v.Ints, keep)
 		v.Longs = compactSlice(v.Longs, keep)
 		v.Floats = compactSlice(v.Floats, keep)
@@ -153,6 +156,43 @@ func compactBatch(b *segments.Batch, keep []bool, kept int) {
 		v.Decimals = compactSlice(v.Decimals, keep)
 	}
 	b.Rows = kept
+}
+
+// compactMulti compacts a multi-value column: the kept rows' values move
+// to the front of its value slice, in order, and Offsets (kept+1 of them)
+// bound them anew.
+func compactMulti(v *segments.Vector, keep []bool, kept int) {
+	off := v.Offsets
+	v.Ints = compactRanges(v.Ints, off, keep)
+	v.Longs = compactRanges(v.Longs, off, keep)
+	v.Floats = compactRanges(v.Floats, off, keep)
+	v.Doubles = compactRanges(v.Doubles, off, keep)
+	v.Bytes = compactRanges(v.Bytes, off, keep)
+	v.Decimals = compactRanges(v.Decimals, off, keep)
+	w := 0
+	for r, k := range keep { // off[r+1]-off[r] is row r's length; off[w] ≤ off[r] is only rewritten behind r
+		n := off[r+1] - off[r]
+		if k {
+			off[w+1] = off[w] + n
+			w++
+		}
+	}
+	v.Offsets = off[:kept+1]
+}
+
+// compactRanges keeps, in order, the values of vs that rows kept by keep
+// hold (row r holds vs[off[r]:off[r+1]]); vs empty stays empty.
+func compactRanges[T any](vs []T, off []int32, keep []bool) []T {
+	if len(vs) == 0 {
+		return vs
+	}
+	j := off[0]
+	for r, k := range keep {
+		if k {
+			j += int32(copy(vs[j:], vs[off[r]:off[r+1]]))
+		}
+	}
+	return vs[:j]
 }
 
 // compactSlice keeps the values of vs whose row keep marks (vs has one
