@@ -83,6 +83,11 @@ bench-compact: ## compaction of 10 / 10,000-file tables into a hundredth: the re
 bench-eqdelete: ## CDC upserts: equality deletes on a 1,000-file table, key bounds vs every older file rebuilt; scattered keys, key index vs bounds alone; CPU per commit at 1,000 and 10,000 files; CPU per commit as delete files accumulate (writes docs/benchmarks.md)
 	bash scripts/bench-eqdelete.sh
 
+.PHONY: bench-deletes
+bench-deletes: ## a sync of a 2M-row data file with a deletion vector: floe applying it vs iceberg-go's scan (writes docs/benchmarks.md)
+	go build -o .cache/bench/segbench ./tools/bench/segments
+	.cache/bench/segbench deletes -dir .cache/bench -report docs/benchmarks.md
+
 .PHONY: bench-plan-manifests
 bench-plan-manifests: ## one-file sync (cold floe sync process, warm run) on 10 / 1,000 / 10,000 / 100,000-file tables written one manifest per file, never merged (writes docs/benchmarks.md)
 	bash scripts/bench-plan.sh -manifest-per-file -runs 5
@@ -121,7 +126,7 @@ bench-metrics: ## GET /metrics with 1,000 tables on Redis (writes docs/benchmark
 	bash scripts/bench-metrics.sh
 
 .PHONY: bench
-bench: bench-segments bench-store bench-control bench-plan bench-plan-manifests bench-eqdelete bench-runs bench-overwrite bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
+bench: bench-segments bench-deletes bench-store bench-control bench-plan bench-plan-manifests bench-eqdelete bench-runs bench-overwrite bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image

@@ -7,6 +7,7 @@
 //	segbench sync   -lake D -decode-only   drain the Arrow scan alone
 //	segbench gzip   -impl std|klauspost T  compress a segment tar (tarball cost before/after)
 //	segbench run    -dir D -floe BIN ...   run them all, print ratios, write the report
+//	segbench deletes -dir D                a sync of the file with a deletion vector: floe vs iceberg-go applying it
 //
 // scripts/bench-segments.sh drives it; see docs/benchmarks.md.
 package main
@@ -24,7 +25,7 @@ func main() { cli.Main(context.Background(), "segbench", dispatch) }
 
 func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: segbench gen|decode|sync|gzip|run [flags]")
+		return errors.New("usage: segbench gen|decode|sync|gzip|run|deletes [flags]")
 	}
 	switch args[0] {
 	case "gen":
@@ -37,6 +38,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdGzip(args[1:], stdout, stderr)
 	case "run":
 		return cmdRun(ctx, args[1:], stdout, stderr)
+	case "deletes":
+		return cmdDeletes(ctx, args[1:], stdout, stderr)
 	}
 	return fmt.Errorf("unknown command %q", args[0])
 }

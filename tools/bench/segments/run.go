@@ -26,6 +26,7 @@ type measurement struct {
 	wall   time.Duration
 	rssKiB int64
 	cpu    time.Duration // user + system CPU time of the child
+	user   time.Duration // user CPU time of the child
 	rows   int64
 	inner  time.Duration // time the child reports for the work itself (Pinot: createMillis)
 	stdout []byte
@@ -51,6 +52,7 @@ func measure(name string, cmd *exec.Cmd) (measurement, error) {
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		m.rssKiB = ru.Maxrss
 		m.cpu = time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+		m.user = time.Duration(syscall.TimevalToNsec(ru.Utime))
 	}
 	return m, nil
 }

@@ -114,6 +114,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	decodeOnly := fs.Bool("decode-only", false, "drain the Arrow scan, build nothing")
 	batch := fs.Int("batch", 0, "Arrow batch size of the scan (0: iceberg-go's), as the watcher's IcebergBuilder.BatchRows")
 	reader := fs.String("reader", "arrow", "arrow: iceberg-go's Arrow scan; parquet: floe's Parquet source on the planned data file (a file without deletes); watcher: the watcher's planner and IcebergBuilder, as a run does")
+	scanDeletes := fs.Bool("scan-deletes", false, "with -reader watcher: iceberg-go's scan applies the data file's deletes (IcebergBuilder.ScanDeletes), not floe")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -127,7 +128,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("sync: load bench table: %w", err)
 	}
 	if *reader == "watcher" {
-		return watcherBuild(ctx, tbl, *out, stdout)
+		return watcherBuild(ctx, tbl, watcher.IcebergBuilder{ScanDeletes: *scanDeletes}, *out, stdout)
 	}
 	var opts []table.ScanOption
 	if *batch > 0 {
@@ -224,7 +225,7 @@ func buildTarball(ctx context.Context, src segments.Source, schema *spec.Schema,
 // IcebergBuilder into a tarball: the reading and building a run does, its
 // reader chosen as a run chooses it (the bench file has no field ids, so
 // its columns bind through the table's name mapping).
-func watcherBuild(ctx context.Context, tbl *table.Table, out string, stdout io.Writer) error {
+func watcherBuild(ctx context.Context, tbl *table.Table, b watcher.IcebergBuilder, out string, stdout io.Writer) error {
 	p, err := plan.New(plan.Options{}).Plan(ctx, "bench", tbl, checkpoint.Checkpoint{})
 	if err != nil {
 		return fmt.Errorf("sync: plan: %w", err)
@@ -243,7 +244,7 @@ func watcherBuild(ctx context.Context, tbl *table.Table, out string, stdout io.W
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return fmt.Errorf("sync: %w", err)
 	}
-	res, err := watcher.IcebergBuilder{}.Build(ctx, watcher.BuildRequest{Table: checkpoint.Table{Name: "bench"},
+	res, err := b.Build(ctx, watcher.BuildRequest{Table: checkpoint.Table{Name: "bench"},
 		Schema: &sc, TableConfig: &tc, Source: tbl, SnapshotID: p.SnapshotID, Unit: p.Build[0], OutDir: out})
 	if err != nil {
 		return fmt.Errorf("sync: build: %w", err)
