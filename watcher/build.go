@@ -24,8 +24,8 @@ import (
 // through iceberg-go (columns matched by field id, deletes applied: the
 // position and equality deletes by floe, from BuildRequest.Deletes, B1
 // and B2), one file after another, and writes Pinot segment tarballs with
-// the segments package: one segment per MaxRowsPerSegment rows (cut at
-// batch boundaries), none when deletes removed every row.
+// the segments package: one segment per MaxRowsPerSegment rows (cut
+// exactly there, partSource), none when deletes removed every row.
 type IcebergBuilder struct {
 	// Now stamps creation.meta; nil means time.Now.
 	Now func() time.Time
@@ -284,10 +284,13 @@ func buildOne(ctx context.Context, src segments.Source, cfg segments.Config, out
 	return pinot.Segment{Name: cfg.SegmentName, TarPath: tarPath}, res.Rows, nil
 }
 
-// partSource cuts a source into parts of at least max rows (the last may
-// be smaller), at batch boundaries. It looks one batch ahead to know
+// partSource cuts a source into parts of exactly max rows (the last may
+// be smaller), splitting the batch that crosses a part's end: a unit of n
+// rows gives ceil(n/max) segments, the count a streamed replacement names
+// before the build (plannedSegments). It looks one batch ahead to know
 // whether another part follows; a batch stays valid until the source's
-// next Next, which only the next part calls.
+// next Next, which only the next part calls (the rest of a split batch
+// waits in pending, so no Next is called before it is handed out).
 type partSource struct {
 	src     segments.Source
 	max     int64
@@ -319,12 +322,20 @@ func (p *partSource) Next(ctx context.Context) (*segments.Batch, error) {
 			return nil, err
 		}
 	}
+	if p.max > 0 && p.rows+int64(b.Rows) > p.max {
+		var rest *segments.Batch
+		b, rest = splitBatch(b, int(p.max-p.rows))
+		p.pending = rest
+	}
 	p.rows += int64(b.Rows)
 	return b, nil
 }
 
 // more reports whether rows remain after the current part.
 func (p *partSource) more(ctx context.Context) bool {
+	if p.pending != nil {
+		return true
+	}
 	if p.done {
 		return false
 	}

@@ -107,7 +107,7 @@ func (r *runner) revertStale(ctx context.Context, t target, stale []pinot.OpenRe
 
 // plannedSegments is how many segments a unit gives at most: its files'
 // record counts (before deletes, which only remove rows) cut at max rows
-// per segment; a build cuts a part once it holds max rows, so it never
+// per segment; a build cuts parts of exactly max rows, so it never
 // gives more (I9).
 func plannedSegments(u plan.Unit, max int64) int {
 	var rows int64

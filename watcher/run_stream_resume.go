@@ -119,15 +119,16 @@ func sourceMismatch(u plan.Unit, info pinot.SegmentInfo) string {
 }
 
 // partRows checks the parts' row counts as a build cuts them (every part
-// but the last holds at least max rows, none is empty) and sums them.
+// but the last holds exactly max rows, none is empty; parts an older
+// floe cut at batch boundaries are not reused) and sums them.
 func partRows(docs []int64, max int64) (int64, string) {
 	var rows int64
 	for i, n := range docs {
 		switch {
 		case n <= 0:
 			return 0, fmt.Sprintf("segment %d holds %d rows", i, n)
-		case max > 0 && i < len(docs)-1 && n < max:
-			return 0, fmt.Sprintf("segment %d holds %d rows, fewer than the %d a build puts in every part but the last", i, n, max)
+		case max > 0 && i < len(docs)-1 && n != max:
+			return 0, fmt.Sprintf("segment %d holds %d rows, not the %d a build puts in every part but the last", i, n, max)
 		}
 		rows += n
 	}

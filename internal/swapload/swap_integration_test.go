@@ -32,7 +32,7 @@ import (
 const (
 	tableName = "swapload"
 	// Each data file of fileRows rows becomes fileRows/segmentRows
-	// segments (cut at batches of batchRows), so a replacement uploads
+	// segments (read in batches of batchRows), so a replacement uploads
 	// several segments before it ends.
 	fileRows    = 5000
 	segmentRows = "2500"
