@@ -19,5 +19,5 @@ func TestIcebergBuilder_ReadsEachDeleteFileOnce_RedisWorkQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
-	testDeletesReadOnce(t, s, s)
+	testDeletesReadOnce(t, s, s, 0)
 }
