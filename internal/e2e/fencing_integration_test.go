@@ -133,17 +133,39 @@ func (c *cluster) appendEvery(period time.Duration, rows int) func() {
 }
 
 // waitHolder waits until a replica that s can stall holds the table's
-// lease and returns it with the lease token.
+// lease and returns it with the lease token. Cut off from Redis, only
+// replica-0 can be stalled, and the other replica, once it took the lease,
+// keeps it run after run: after handOverAfter of that, it is frozen until
+// replica-0 holds the lease (a stall of its own, which I4 covers too),
+// then let go.
 func (c *cluster) waitHolder(rdb *redis.Client, table string, s stall, timeout time.Duration) (*replica, int64) {
 	c.t.Helper()
+	const handOverAfter = 4 * time.Second
 	deadline := time.Now().Add(timeout)
+	var otherSince time.Time
+	var frozen *replica
+	thaw := func() {
+		if frozen != nil {
+			must(c.t, frozen.thaw())
+			frozen = nil
+		}
+	}
+	defer thaw()
 	for time.Now().Before(deadline) {
 		h, err := rdb.HGetAll(context.Background(), "e2e:v1:lease:"+table).Result()
 		if err == nil && h["owner"] != "" {
 			for i, r := range c.replicas {
-				if r.name == h["owner"] && (s == freeze || i == 0) {
+				switch {
+				case r.name != h["owner"]:
+				case s == freeze || i == 0:
 					tok, _ := strconv.ParseInt(h["token"], 10, 64)
 					return r, tok
+				case otherSince.IsZero():
+					otherSince = time.Now()
+				case frozen == nil && time.Since(otherSince) > handOverAfter:
+					c.t.Logf("%s has kept the lease for %s: frozen until replica-0 takes it", r.name, handOverAfter)
+					must(c.t, r.freeze())
+					frozen = r
 				}
 			}
 		}
