@@ -10,6 +10,7 @@ import (
 
 	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
+	"github.com/floehq/floe/watcher/plan"
 )
 
 // partSource cuts parts of exactly max rows (the last smaller), splitting
@@ -78,4 +79,23 @@ func rowsOf(b *segments.Batch) []string {
 		out = append(out, fmt.Sprintf("%d:%v", b.Columns[0].Longs[r], tags))
 	}
 	return out
+}
+
+// A unit's parts of partSize rows are exactly plannedSegments, none over
+// the cap, for every record count and cap: the count the streamed
+// replacement names before the build (I9), with no small last part.
+func TestPartSize_GivesPlannedSegments(t *testing.T) {
+	for rows := int64(1); rows <= 300; rows++ {
+		for max := int64(1); max <= 60; max++ {
+			u := plan.Unit{Files: []plan.File{{Rows: rows / 2}, {Rows: rows - rows/2}}}
+			n, size := plannedSegments(u, max), partSize(u, max)
+			parts := (rows + size - 1) / size
+			if size > max || parts != int64(n) || (n > 1 && rows-(parts-1)*size > size) {
+				t.Fatalf("%d rows, cap %d: %d planned, parts of %d give %d", rows, max, n, size, parts)
+			}
+		}
+	}
+	if size := partSize(plan.Unit{Files: []plan.File{{Rows: 10_000_001}}}, 5_000_000); size != 3_333_334 {
+		t.Fatalf("10,000,001 rows under a 5,000,000 cap: parts of %d, want 3,333,334 (three even parts)", size)
+	}
 }

@@ -24,8 +24,8 @@ import (
 // through iceberg-go (columns matched by field id, deletes applied: the
 // position and equality deletes by floe, from BuildRequest.Deletes, B1
 // and B2), one file after another, and writes Pinot segment tarballs with
-// the segments package: one segment per MaxRowsPerSegment rows (cut
-// exactly there, partSource), none when deletes removed every row.
+// the segments package: ⌈rows/MaxRowsPerSegment⌉ segments of even size
+// (partSize, partSource), none when deletes removed every row.
 type IcebergBuilder struct {
 	// Now stamps creation.meta; nil means time.Now.
 	Now func() time.Time
@@ -57,7 +57,7 @@ func (b IcebergBuilder) Build(ctx context.Context, req BuildRequest) (BuildResul
 	if b.Now != nil {
 		now = b.Now
 	}
-	parts := &partSource{src: files, max: req.MaxRowsPerSegment}
+	parts := &partSource{src: files, max: partSize(req.Unit, req.MaxRowsPerSegment)}
 	var out BuildResult
 	for idx := 0; ; idx++ {
 		parts.next()
@@ -284,10 +284,43 @@ func buildOne(ctx context.Context, src segments.Source, cfg segments.Config, out
 	return pinot.Segment{Name: cfg.SegmentName, TarPath: tarPath}, res.Rows, nil
 }
 
+// plannedSegments is how many segments a unit gives at most: its files'
+// record counts (before deletes, which only remove rows) cut at max rows
+// per segment (I9).
+func plannedSegments(u plan.Unit, max int64) int {
+	rows := unitRecords(u)
+	if max <= 0 || rows <= max {
+		return 1
+	}
+	return int((rows + max - 1) / max)
+}
+
+// partSize is the rows of every segment of a unit but the last: its
+// files' record counts split evenly into plannedSegments parts, at most
+// max (0: no cap). Parts of that size make exactly plannedSegments
+// segments of a unit whose rows no delete removed, with no small last one.
+func partSize(u plan.Unit, max int64) int64 {
+	n := int64(plannedSegments(u, max))
+	if max <= 0 || n <= 1 {
+		return max
+	}
+	rows := unitRecords(u)
+	return (rows + n - 1) / n
+}
+
+// unitRecords sums the record counts of the unit's files.
+func unitRecords(u plan.Unit) int64 {
+	var rows int64
+	for _, f := range u.Files {
+		rows += f.Rows
+	}
+	return rows
+}
+
 // partSource cuts a source into parts of exactly max rows (the last may
-// be smaller), splitting the batch that crosses a part's end: a unit of n
-// rows gives ceil(n/max) segments, the count a streamed replacement names
-// before the build (plannedSegments). It looks one batch ahead to know
+// be smaller), splitting the batch that crosses a part's end; with max
+// the unit's partSize, a unit gives the segments a streamed replacement
+// names before the build (plannedSegments). It looks one batch ahead to know
 // whether another part follows; a batch stays valid until the source's
 // next Next, which only the next part calls (the rest of a split batch
 // waits in pending, so no Next is called before it is handed out).

@@ -60,10 +60,10 @@ func segmentRows(t *testing.T, store checkpoint.Store, up *pinot.LocalDir, root 
 	return len(names), ids
 }
 
-// A file larger than maxRowsPerSegment becomes ceil(rows/max) segments,
-// cut exactly at max rows inside the batches that cross a segment's end
-// (the count a streamed replacement names before the build, I9), with
-// every row exactly once.
+// A file larger than maxRowsPerSegment becomes ceil(rows/max) segments
+// of even size (the count a streamed replacement names before the build,
+// I9), cut inside the batches that cross a segment's end, with every row
+// exactly once.
 func TestIcebergBuilder_SplitsLargeFiles(t *testing.T) {
 	l := newLake(t)
 	store := checkpoint.NewMemory()
@@ -81,7 +81,7 @@ func TestIcebergBuilder_SplitsLargeFiles(t *testing.T) {
 	}
 	n, ids := segmentRows(t, store, up, root)
 	if n != 5 || len(ids) != 1000 || run.SegmentsGenerated != 5 || run.Rows != 1000 {
-		t.Fatalf("want 5 segments of 240,240,240,240,40 rows holding ids 0..999: %d segments, %d ids, run %+v", n, len(ids), run)
+		t.Fatalf("want 5 segments of 200 rows holding ids 0..999: %d segments, %d ids, run %+v", n, len(ids), run)
 	}
 	cp, _ := store.GetCheckpoint(context.Background(), "events")
 	for path, fs := range cp.Files {

@@ -105,21 +105,6 @@ func (r *runner) revertStale(ctx context.Context, t target, stale []pinot.OpenRe
 	return t, nil
 }
 
-// plannedSegments is how many segments a unit gives at most: its files'
-// record counts (before deletes, which only remove rows) cut at max rows
-// per segment; a build cuts parts of exactly max rows, so it never
-// gives more (I9).
-func plannedSegments(u plan.Unit, max int64) int {
-	var rows int64
-	for _, f := range u.Files {
-		rows += f.Rows
-	}
-	if max <= 0 || rows <= max {
-		return 1
-	}
-	return int((rows + max - 1) / max)
-}
-
 // planStream names the replacement before anything is built. It cannot
 // stream a pure removal, a pure addition or a plan whose units reuse
 // served names only (nothing for a To list).

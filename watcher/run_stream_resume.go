@@ -91,7 +91,7 @@ func (c reuseCheck) unit(u plan.Unit, names []string) (builtUnit, string) {
 		}
 		docs = append(docs, info.TotalDocs)
 	}
-	rows, why := partRows(docs, c.max)
+	rows, why := partRows(docs, partSize(u, c.max))
 	if why != "" {
 		return builtUnit{}, why
 	}
@@ -119,16 +119,16 @@ func sourceMismatch(u plan.Unit, info pinot.SegmentInfo) string {
 }
 
 // partRows checks the parts' row counts as a build cuts them (every part
-// but the last holds exactly max rows, none is empty; parts an older
-// floe cut at batch boundaries are not reused) and sums them.
-func partRows(docs []int64, max int64) (int64, string) {
+// but the last holds exactly size rows, partSize; none is empty; parts an
+// older floe cut otherwise are not reused) and sums them.
+func partRows(docs []int64, size int64) (int64, string) {
 	var rows int64
 	for i, n := range docs {
 		switch {
 		case n <= 0:
 			return 0, fmt.Sprintf("segment %d holds %d rows", i, n)
-		case max > 0 && i < len(docs)-1 && n != max:
-			return 0, fmt.Sprintf("segment %d holds %d rows, not the %d a build puts in every part but the last", i, n, max)
+		case size > 0 && i < len(docs)-1 && n != size:
+			return 0, fmt.Sprintf("segment %d holds %d rows, not the %d a build puts in every part but the last", i, n, size)
 		}
 		rows += n
 	}
