@@ -4,6 +4,7 @@ package e2e
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -79,10 +80,9 @@ func fencingScenario(t *testing.T, s stall, pc *testpeer.PinotCluster, rounds in
 				c.lake.appendFiles(7, 20_000)
 			}()
 			t.Cleanup(func() { <-written }) // also when the test stops early
-			holder, token = c.waitStreamingHolder(rdb, table, s, 10*time.Second)
+			holder, token = c.waitStreamingHolder(rdb, table, s, round, 10*time.Second)
 		} else {
-			holder, token = c.waitHolder(rdb, table, s, 30*time.Second)
-			c.waitPhase(holder, round)
+			holder, token = c.waitHolderInPhase(rdb, table, s, round, 30*time.Second)
 		}
 		t.Logf("round %d: %s %s holding token %d in phase %q", round, s, holder.name, token, lastPhase(holder))
 		if s == freeze {
@@ -179,7 +179,7 @@ func (c *cluster) waitHolder(rdb *redis.Client, table string, s stall, timeout t
 // table's lease while its run builds units and pushes them into an open
 // replacement; after the timeout it settles for any holder s can stall
 // (logged).
-func (c *cluster) waitStreamingHolder(rdb *redis.Client, table string, s stall, timeout time.Duration) (*replica, int64) {
+func (c *cluster) waitStreamingHolder(rdb *redis.Client, table string, s stall, round int, timeout time.Duration) (*replica, int64) {
 	c.t.Helper()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
@@ -191,26 +191,45 @@ func (c *cluster) waitStreamingHolder(rdb *redis.Client, table string, s stall, 
 		time.Sleep(10 * time.Millisecond)
 	}
 	c.t.Logf("no stallable holder was caught streaming into an open replacement within %s", timeout)
+	return c.waitHolderInPhase(rdb, table, s, round, 30*time.Second)
+}
+
+// waitHolderInPhase waits until a replica that s can stall holds the
+// table's lease while its run is in the round's phase (waitPhase), so the
+// stall hits a run, not a holder between runs (which no stale write could
+// show); after the timeout it settles for any holder s can stall (logged).
+func (c *cluster) waitHolderInPhase(rdb *redis.Client, table string, s stall, round int, timeout time.Duration) (*replica, int64) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		r, tok := c.waitHolder(rdb, table, s, max(time.Until(deadline), 5*time.Second))
+		if c.waitPhase(r, round) && c.holds(rdb, table, r, tok) {
+			return r, tok
+		}
+	}
+	c.t.Logf("no stallable holder was caught in a run's phase within %s", timeout)
 	return c.waitHolder(rdb, table, s, timeout)
 }
 
-// waitPhase varies the moment of the stall: at once (planning), while the
-// run builds or pushes, or when it commits or swaps.
-func (c *cluster) waitPhase(r *replica, round int) {
-	want := [][]string{nil, {"build", "push"}, {"commit", "swap", "push"}}[round%3]
-	if want == nil {
-		return
-	}
+// holds reports whether r still holds the table's lease under token tok.
+func (c *cluster) holds(rdb *redis.Client, table string, r *replica, tok int64) bool {
+	h, err := rdb.HGetAll(context.Background(), "e2e:v1:lease:"+table).Result()
+	return err == nil && h["owner"] == r.name && h["token"] == strconv.FormatInt(tok, 10)
+}
+
+// waitPhase varies the moment of the stall: while the run plans or
+// builds, while it builds or pushes, or when it commits or swaps. It
+// reports whether r's run reached one of them within 5 s.
+func (c *cluster) waitPhase(r *replica, round int) bool {
+	want := [][]string{{"plan", "build"}, {"build", "push"}, {"commit", "swap", "push"}}[round%3]
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
-		p := lastPhase(r)
-		for _, w := range want {
-			if p == w {
-				return
-			}
+		if slices.Contains(want, lastPhase(r)) {
+			return true
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(2 * time.Millisecond)
 	}
+	return false
 }
 
 // waitCommitAfter waits until a lease newer than token has committed a
