@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/apache/iceberg-go"
-	icecatalog "github.com/apache/iceberg-go/catalog"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/tools/bench/report"
@@ -87,43 +85,13 @@ func cmdDeletes(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // of the rows whose id is below below: iceberg-go writes it as a
 // deletion vector.
 func ensureDVLake(ctx context.Context, dir, parquetFile string, below int64) error {
-	db, cat, err := openLake(dir)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	if _, err := cat.LoadTable(ctx, benchTable); err == nil {
+	props := iceberg.Properties{"format-version": "3", table.WriteDeleteModeKey: table.WriteModeMergeOnRead}
+	return ensureLakeWith(ctx, dir, parquetFile, props, func(tbl *table.Table) error {
+		if _, err := tbl.Delete(ctx, iceberg.LessThan(iceberg.Reference("id"), below), nil); err != nil {
+			return fmt.Errorf("delete the rows of id below %d: %w", below, err)
+		}
 		return nil
-	} else if !errors.Is(err, icecatalog.ErrNoSuchTable) {
-		return fmt.Errorf("load bench table: %w", err)
-	}
-	sc, err := icebergSchemaOf(parquetFile)
-	if err != nil {
-		return err
-	}
-	if err := cat.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil && !errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
-		return fmt.Errorf("create bench namespace: %w", err)
-	}
-	tbl, err := cat.CreateTable(ctx, benchTable, sc, icecatalog.WithProperties(iceberg.Properties{
-		"format-version": "3", table.WriteDeleteModeKey: table.WriteModeMergeOnRead}))
-	if err != nil {
-		return fmt.Errorf("create bench table: %w", err)
-	}
-	abs, err := filepath.Abs(parquetFile)
-	if err != nil {
-		return err
-	}
-	tx := tbl.NewTransaction()
-	if err := tx.AddFiles(ctx, []string{"file://" + abs}, nil, false); err != nil {
-		return fmt.Errorf("add the bench file to the table: %w", err)
-	}
-	if tbl, err = tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit bench table: %w", err)
-	}
-	if _, err := tbl.Delete(ctx, iceberg.LessThan(iceberg.Reference("id"), below), nil); err != nil {
-		return fmt.Errorf("delete the rows of id below %d: %w", below, err)
-	}
-	return nil
+	})
 }
 
 const (

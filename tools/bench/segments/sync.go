@@ -53,6 +53,12 @@ func openLake(dir string) (*sql.DB, *sqlcat.Catalog, error) {
 // file is the benchmark Parquet file itself, added in place, so the sync
 // path reads exactly the bytes floe convert reads.
 func ensureLake(ctx context.Context, dir, parquetFile string) error {
+	return ensureLakeWith(ctx, dir, parquetFile, nil, nil)
+}
+
+// ensureLakeWith is ensureLake with the table's properties and, when then
+// is set, a change committed after the file is added.
+func ensureLakeWith(ctx context.Context, dir, parquetFile string, props iceberg.Properties, then func(*table.Table) error) error {
 	db, cat, err := openLake(dir)
 	if err != nil {
 		return err
@@ -70,7 +76,7 @@ func ensureLake(ctx context.Context, dir, parquetFile string) error {
 	if err := cat.CreateNamespace(ctx, table.Identifier{"bench"}, nil); err != nil && !errors.Is(err, icecatalog.ErrNamespaceAlreadyExists) {
 		return fmt.Errorf("create bench namespace: %w", err)
 	}
-	tbl, err := cat.CreateTable(ctx, benchTable, sc)
+	tbl, err := cat.CreateTable(ctx, benchTable, sc, icecatalog.WithProperties(props))
 	if err != nil {
 		return fmt.Errorf("create bench table: %w", err)
 	}
@@ -82,8 +88,11 @@ func ensureLake(ctx context.Context, dir, parquetFile string) error {
 	if err := tx.AddFiles(ctx, []string{"file://" + abs}, nil, false); err != nil {
 		return fmt.Errorf("add the bench file to the table: %w", err)
 	}
-	if _, err := tx.Commit(ctx); err != nil {
+	if tbl, err = tx.Commit(ctx); err != nil {
 		return fmt.Errorf("commit bench table: %w", err)
+	}
+	if then != nil {
+		return then(tbl)
 	}
 	return nil
 }
