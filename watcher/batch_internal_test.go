@@ -8,6 +8,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apache/iceberg-go"
+	"github.com/apache/iceberg-go/table"
+
 	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/watcher/plan"
@@ -97,5 +100,38 @@ func TestPartSize_GivesPlannedSegments(t *testing.T) {
 	}
 	if size := partSize(plan.Unit{Files: []plan.File{{Rows: 10_000_001}}}, 5_000_000); size != 3_333_334 {
 		t.Fatalf("10,000,001 rows under a 5,000,000 cap: parts of %d, want 3,333,334 (three even parts)", size)
+	}
+}
+
+// A deletion vector's rows are left out of the rows a unit is planned for
+// (its cardinality is exact), so a unit whose DV deletes more than a part's
+// worth gives the fewer segments it is planned for; with a position
+// delete file beside the DV (which may repeat its positions) nothing is
+// left out.
+func TestPlannedSegments_LeaveOutDeletionVectors(t *testing.T) {
+	dv := func(rows int64) iceberg.DataFile {
+		b, err := iceberg.NewDataFileBuilder(*iceberg.UnpartitionedSpec, iceberg.EntryContentPosDeletes, "s3://l/dv.puffin",
+			iceberg.PuffinFile, nil, nil, nil, rows, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b.ReferencedDataFile("s3://l/a.parquet").ContentOffset(4).ContentSizeInBytes(40).Build()
+	}
+	file := func(tasks ...table.FileScanTask) plan.Unit {
+		return plan.Unit{Files: []plan.File{{Path: "s3://l/a.parquet", Rows: 10_000_001, Tasks: tasks}}}
+	}
+	for _, tc := range []struct {
+		name string
+		u    plan.Unit
+		want int
+	}{
+		{"no deletes", file(table.FileScanTask{}), 3},
+		{"a DV of 5,000,001 rows", file(table.FileScanTask{DeletionVectorFiles: []iceberg.DataFile{dv(5_000_001)}}), 1},
+		{"a DV and a position delete file", file(table.FileScanTask{DeletionVectorFiles: []iceberg.DataFile{dv(5_000_001)},
+			DeleteFiles: []iceberg.DataFile{dv(1)}}), 3},
+	} {
+		if got := plannedSegments(tc.u, 5_000_000); got != tc.want {
+			t.Errorf("%s: %d segments planned, want %d", tc.name, got, tc.want)
+		}
 	}
 }

@@ -284,9 +284,9 @@ func buildOne(ctx context.Context, src segments.Source, cfg segments.Config, out
 	return pinot.Segment{Name: cfg.SegmentName, TarPath: tarPath}, res.Rows, nil
 }
 
-// plannedSegments is how many segments a unit gives at most: its files'
-// record counts (before deletes, which only remove rows) cut at max rows
-// per segment (I9).
+// plannedSegments is how many segments a unit gives at most: its rows
+// (unitRecords: record counts less the rows deletion vectors delete;
+// other deletes only remove more) cut at max rows per segment (I9).
 func plannedSegments(u plan.Unit, max int64) int {
 	rows := unitRecords(u)
 	if max <= 0 || rows <= max {
@@ -308,13 +308,30 @@ func partSize(u plan.Unit, max int64) int64 {
 	return (rows + n - 1) / n
 }
 
-// unitRecords sums the record counts of the unit's files.
+// unitRecords sums the record counts of the unit's files, less the rows
+// their deletion vectors delete (a DV's record count is its cardinality:
+// exact). It bounds the rows a build gives from above: position and
+// equality delete files may remove more, never fewer.
 func unitRecords(u plan.Unit) int64 {
 	var rows int64
 	for _, f := range u.Files {
-		rows += f.Rows
+		rows += f.Rows - dvDeleted(f)
 	}
 	return rows
+}
+
+// dvDeleted is the rows the deletion vector of f deletes: 0 unless f is
+// read whole by one scan task with one DV and no position delete file
+// (whose positions a DV may repeat).
+func dvDeleted(f plan.File) int64 {
+	if len(f.Tasks) != 1 {
+		return 0
+	}
+	t := f.Tasks[0]
+	if t.Start != 0 || len(t.DeletionVectorFiles) != 1 || len(t.DeleteFiles) > 0 {
+		return 0
+	}
+	return min(max(0, t.DeletionVectorFiles[0].Count()), f.Rows)
 }
 
 // partSource cuts a source into parts of exactly max rows (the last may

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/iceberg-go"
@@ -91,6 +92,50 @@ func TestIcebergBuilder_SplitsLargeFiles(t *testing.T) {
 		}
 		if fmt.Sprint(fs.Segments) != fmt.Sprint(want) {
 			t.Fatalf("checkpoint segments %v, want %v", fs.Segments, want)
+		}
+	}
+}
+
+// A deletion vector that removes more than a segment's worth of a
+// multi-segment file's rows streams its replacement as planned: the run
+// plans the file's rows less the DV's (I9), the build gives exactly those
+// segments, nothing falls back to a whole build, and Pinot holds exactly
+// Iceberg's rows.
+func TestIcebergBuilder_DeletionVectorStreamsAsPlanned(t *testing.T) {
+	l := newLake(t, iceberg.Properties{"format-version": "3", "write.delete.mode": "merge-on-read"})
+	store := checkpoint.NewMemory()
+	root := t.TempDir()
+	up := pinot.NewLocalDir(root)
+	w := watcher.New(watcher.Deps{Store: store, Loader: loader{l}, Builder: watcher.IcebergBuilder{BatchRows: 100}, Uploader: up},
+		watcher.Options{Owner: "t", LeaseTTL: 60e9, WorkDir: t.TempDir()})
+	if err := store.CreateTable(context.Background(), realTable(t, l, map[string]string{watcher.KeyMaxRowsPerSegment: "240"})); err != nil {
+		t.Fatal(err)
+	}
+	l.appendRows(1000)
+	if _, err := w.RunOnce(context.Background(), "events", "test", nil); err != nil {
+		t.Fatal(err)
+	}
+	l.deleteWhere(iceberg.LessThan(iceberg.Reference("id"), int64(500)))
+	run, err := w.RunOnce(context.Background(), "events", "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := store.GetRun(context.Background(), "events", run.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range stored.Log {
+		if strings.Contains(line.Msg, "cannot end as planned") {
+			t.Fatalf("the replacement fell back to a whole build: %s %v", line.Msg, line.Attrs)
+		}
+	}
+	n, ids := segmentRows(t, store, up, root)
+	if n != 3 || len(ids) != 500 || run.SegmentsGenerated != 3 {
+		t.Fatalf("want 3 segments holding the 500 rows the DV leaves: %d segments, %d ids, run %+v", n, len(ids), run)
+	}
+	for id := range ids {
+		if id < 500 {
+			t.Fatalf("id %d served, the DV deleted it", id)
 		}
 	}
 }
