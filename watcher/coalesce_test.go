@@ -36,7 +36,7 @@ func TestWatcher_RunOnce_CoalescesSmallFiles(t *testing.T) {
 	if _, err := w.RunOnce(context.Background(), "events", "test", nil); err != nil {
 		t.Fatal(err)
 	}
-	if n, ids := segmentRows(t, store, up, root); n != 1 || len(ids) != 40 {
+	if n, ids := segmentRows(t, up, root); n != 1 || len(ids) != 40 {
 		t.Fatalf("four small files: want one segment of 40 rows, got %d segments, %d ids", n, len(ids))
 	}
 	assertOneUnit(t, store, 4, 40)
@@ -45,7 +45,7 @@ func TestWatcher_RunOnce_CoalescesSmallFiles(t *testing.T) {
 	if _, err := w.RunOnce(context.Background(), "events", "test", nil); err != nil {
 		t.Fatal(err)
 	}
-	n, ids := segmentRows(t, store, up, root)
+	n, ids := segmentRows(t, up, root)
 	if n != 1 || len(ids) != 37 || ids[2] || !ids[3] || !ids[39] {
 		t.Fatalf("after deleting ids 0..2: want one segment of ids 3..39, got %d segments, %d ids", n, len(ids))
 	}
@@ -69,7 +69,7 @@ func TestWatcher_RunOnce_MergesSmallSegmentsAcrossRuns(t *testing.T) {
 	}
 	for i := 1; i <= 3; i++ {
 		sync()
-		if n, ids := segmentRows(t, store, up, root); n != i || len(ids) != 10*i {
+		if n, ids := segmentRows(t, up, root); n != i || len(ids) != 10*i {
 			t.Fatalf("after %d runs: %d segments, %d ids; want %d and %d", i, n, len(ids), i, 10*i)
 		}
 	}
@@ -77,7 +77,7 @@ func TestWatcher_RunOnce_MergesSmallSegmentsAcrossRuns(t *testing.T) {
 	if run.SegmentsGenerated != 2 || run.SegmentsDeleted != 3 {
 		t.Fatalf("the merging run must push the merged segment and its file's, and retire three: %+v", run)
 	}
-	n, ids := segmentRows(t, store, up, root)
+	n, ids := segmentRows(t, up, root)
 	if n != 2 || len(ids) != 40 || !ids[0] || !ids[39] {
 		t.Fatalf("after the merge: %d segments, %d ids; want two segments of ids 0..39", n, len(ids))
 	}
@@ -148,7 +148,7 @@ func TestWatcher_RunOnce_UnreadableFileFailsOnlyTheMerge(t *testing.T) {
 	if !strings.Contains(run.Error+fmt.Sprint(err), filepath.Base(gone)) {
 		t.Fatalf("the failure does not name %s: %q, %v", gone, run.Error, err)
 	}
-	if n, ids := segmentRows(t, store, up, root); n != 4 || len(ids) != 40 {
+	if n, ids := segmentRows(t, up, root); n != 4 || len(ids) != 40 {
 		t.Fatalf("after the failed merge: %d segments, %d ids; want the 3 old segments and the new file's, 40 ids", n, len(ids))
 	}
 }

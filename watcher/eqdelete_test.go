@@ -124,32 +124,19 @@ func TestWatcher_RunOnce_EqualityDeleteRebuildsOnlyHitSegments(t *testing.T) {
 			t.Fatalf("file %s records no key bounds of id after the run (Plan.Refresh not committed)", path)
 		}
 	}
-	_, ids := segmentRows(t, store, up, root)
+	_, ids := segmentRows(t, up, root)
 	if len(ids) != 601 || !ids[150] || !ids[420] || !ids[9999] || !ids[599] {
 		t.Fatalf("Pinot holds %d ids, want 0..599 and 9999 once each", len(ids))
 	}
 }
 
-// appendIDs appends one data file holding the rows of ids.
+// appendIDs appends one data file holding the rows of ids (v "v").
 func (l *lake) appendIDs(ids []int64) {
-	tbl := l.load()
-	sc, err := table.SchemaToArrowSchema(tbl.Schema(), nil, true, false)
-	if err != nil {
-		l.t.Fatal(err)
+	vs := make([]string, len(ids))
+	for i := range vs {
+		vs[i] = "v"
 	}
-	b := array.NewRecordBuilder(memory.DefaultAllocator, sc)
-	defer b.Release()
-	for _, id := range ids {
-		b.Field(0).(*array.Int64Builder).Append(id)
-		b.Field(1).(*array.StringBuilder).Append("v")
-	}
-	rec := b.NewRecordBatch()
-	defer rec.Release()
-	at := array.NewTableFromRecords(sc, []arrow.RecordBatch{rec})
-	defer at.Release()
-	if _, err := tbl.AppendTable(context.Background(), at, int64(len(ids)), nil); err != nil {
-		l.t.Fatal(err)
-	}
+	l.appendNullable(ids, vs)
 }
 
 // Where every file's id range holds the upserted keys (file i holds the
@@ -204,7 +191,7 @@ func TestWatcher_RunOnce_KeyIndexRebuildsOnlyFilesHoldingKeys(t *testing.T) {
 	if err != nil || len(kept) != 6 {
 		t.Fatalf("%d key index files under the work directory (%v), want one per file consulted (6)", len(kept), err)
 	}
-	_, ids := segmentRows(t, store, up, root)
+	_, ids := segmentRows(t, up, root)
 	if len(ids) != 601 || !ids[150] || !ids[151] || !ids[9999] || !ids[599] {
 		t.Fatalf("Pinot holds %d ids, want 0..599 and 9999 once each", len(ids))
 	}

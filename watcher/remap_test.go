@@ -115,7 +115,7 @@ func (h *remapHarness) sync(t *testing.T) (checkpoint.Run, string) {
 	if err != nil || run.Status != checkpoint.RunCompleted {
 		t.Fatalf("run: %+v, %v", run, err)
 	}
-	_, ids := segmentRows(t, h.store, h.up.LocalDir, h.root)
+	_, ids := segmentRows(t, h.up.LocalDir, h.root)
 	want := tableIDs(t, h.lake)
 	if len(ids) != len(want) {
 		t.Fatalf("Pinot holds %d rows, the table %d", len(ids), len(want))
