@@ -158,12 +158,14 @@ func (j *job) readDeletes(ctx context.Context, lv *live, ms []iceberg.ManifestFi
 // list: its head when the snapshot's summary says no delete file is live
 // and counts the live data files (P13), else the whole list.
 func (j *job) foldList(ctx context.Context) (listHead, error) {
-	if n, ok := summaryTotal(*j.snap, "total-delete-files"); ok && n == 0 {
-		if _, ok := summaryTotal(*j.snap, "total-data-files"); ok {
-			return j.head(ctx, *j.snap)
-		}
+	dels, countsDeletes := summaryInt(*j.snap, "total-delete-files")
+	total, countsData := summaryInt(*j.snap, "total-data-files")
+	if !countsDeletes || dels != 0 || !countsData {
+		return j.wholeHead(ctx, *j.snap)
 	}
-	return j.wholeHead(ctx, *j.snap)
+	h, err := j.head(ctx, *j.snap)
+	h.total = total
+	return h, err
 }
 
 // loadDataManifests reads the whole manifest list of the planned snapshot
@@ -195,10 +197,9 @@ func (j *job) loadDataManifests(ctx context.Context, lv *live) error {
 func (j *job) countReason(lv *live, cur listHead) string {
 	snapshotID := j.snap.SnapshotID
 	if !cur.whole {
-		want, _ := summaryTotal(*j.snap, "total-data-files")
-		if got := lv.count(); int64(got) != want {
+		if got := lv.count(); int64(got) != cur.total {
 			return fmt.Sprintf("folded %d live data files, the summary of snapshot %d counts %d (checkpoint incomplete)",
-				got, snapshotID, want)
+				got, snapshotID, cur.total)
 		}
 		return ""
 	}

@@ -20,6 +20,9 @@ import (
 type listHead struct {
 	ms    []iceberg.ManifestFile
 	whole bool
+	// total is the summary's total-data-files, which checks a fold that
+	// read only the head (foldList, countReason).
+	total int64
 }
 
 // ownCounts are the files a snapshot says it added and removed: the
@@ -36,24 +39,25 @@ func summaryCounts(s table.Snapshot) (ownCounts, bool) {
 	if s.Summary == nil {
 		return ownCounts{}, false
 	}
-	var (
-		out ownCounts
-		ok  = true
-	)
+	var out ownCounts
 	for key, dst := range map[string]*int64{"added-data-files": &out.addedData, "deleted-data-files": &out.deletedData,
 		"added-delete-files": &out.addedDeletes, "removed-delete-files": &out.removedDeletes} {
-		if v, set := s.Summary.Properties[key]; set {
-			n, err := strconv.ParseInt(v, 10, 64)
-			ok = ok && err == nil && n >= 0
-			*dst = n
+		if _, set := s.Summary.Properties[key]; !set {
+			continue
 		}
+		n, ok := summaryInt(s, key)
+		if !ok {
+			return ownCounts{}, false
+		}
+		*dst = n
 	}
-	return out, ok
+	return out, true
 }
 
-// summaryTotal reads a total the summary records ("total-data-files",
-// "total-delete-files"); false when it records none.
-func summaryTotal(s table.Snapshot, key string) (int64, bool) {
+// summaryInt reads a count the summary records ("total-data-files",
+// "added-data-files", ...); false when it records none or not a
+// non-negative number.
+func summaryInt(s table.Snapshot, key string) (int64, bool) {
 	if s.Summary == nil {
 		return 0, false
 	}
@@ -65,11 +69,10 @@ func summaryTotal(s table.Snapshot, key string) (int64, bool) {
 	return n, err == nil && n >= 0
 }
 
-// take subtracts what manifest m of snapshot id holds from c and reports
-// whether m belongs to the snapshot's own changes.
-func (c *ownCounts) take(m iceberg.ManifestFile, id int64) bool {
+// take subtracts what manifest m holds from c when snapshot id wrote it.
+func (c *ownCounts) take(m iceberg.ManifestFile, id int64) {
 	if m.SnapshotID() != id {
-		return false
+		return
 	}
 	added, deleted := int64(max(0, m.AddedDataFiles())), int64(max(0, m.DeletedDataFiles()))
 	if m.ManifestContent() == iceberg.ManifestContentData {
@@ -79,7 +82,6 @@ func (c *ownCounts) take(m iceberg.ManifestFile, id int64) bool {
 		c.addedDeletes -= added
 		c.removedDeletes -= deleted
 	}
-	return true
 }
 
 // done reports whether every counted file has been seen.

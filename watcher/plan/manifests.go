@@ -134,8 +134,15 @@ func (j *job) entries(ctx context.Context, m iceberg.ManifestFile) ([]entry, err
 // are read into; at most maxPresized, so that a count the manifest does
 // not hold costs no more than that.
 func entryCount(m iceberg.ManifestFile) int {
+	return presize(m.AddedDataFiles(), m.ExistingDataFiles(), m.DeletedDataFiles())
+}
+
+// presize is the sum of counts a manifest list records (a missing one,
+// negative, counts 0), at most maxPresized: the size to grow a slice to
+// for that many entries.
+func presize(counts ...int32) int {
 	n := 0
-	for _, c := range []int32{m.AddedDataFiles(), m.ExistingDataFiles(), m.DeletedDataFiles()} {
+	for _, c := range counts {
 		n += int(max(0, c))
 	}
 	return min(n, maxPresized)

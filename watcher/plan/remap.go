@@ -156,8 +156,8 @@ func (j *job) replaceStep(ctx context.Context, s table.Snapshot) (replaceStep, e
 			return step, err
 		}
 		if m.ManifestContent() == iceberg.ManifestContentData {
-			step.added = slices.Grow(step.added, min(int(max(0, m.AddedDataFiles())), maxPresized))
-			step.removed = slices.Grow(step.removed, min(int(max(0, m.DeletedDataFiles())), maxPresized))
+			step.added = slices.Grow(step.added, presize(m.AddedDataFiles()))
+			step.removed = slices.Grow(step.removed, presize(m.DeletedDataFiles()))
 		}
 		for _, e := range es {
 			if e.snapshotID != s.SnapshotID {
