@@ -75,11 +75,12 @@ func splitBatch(b *segments.Batch, k int) (head, rest *segments.Batch) {
 	for c := range b.Columns {
 		v := &b.Columns[c]
 		h, r := &head.Columns[c], &rest.Columns[c]
+		if v.Offsets != nil { // the value slices stay whole: the offsets index them
+			*h, *r = *v, *v
+			h.Offsets, r.Offsets = v.Offsets[:k+1], v.Offsets[k:]
+		}
 		h.Nulls, r.Nulls = cutAt(v.Nulls, k)
 		if v.Offsets != nil {
-			*h, *r = *v, *v
-			h.Nulls, r.Nulls = cutAt(v.Nulls, k)
-			h.Offsets, r.Offsets = v.Offsets[:k+1], v.Offsets[k:]
 			continue
 		}
 		h.Ints, r.Ints = cutAt(v.Ints, k)

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/apache/iceberg-go"
+	iceio "github.com/apache/iceberg-go/io"
 	"github.com/apache/iceberg-go/table"
 
 	"github.com/floehq/floe/pinot"
@@ -93,6 +95,40 @@ type unitSource struct {
 	rows map[string]int64
 	// deletes holds the decoded delete files (B2).
 	deletes *DeleteCache
+	// bind, sc and fsys are the same for every file of the unit: worked
+	// out on first use (bound, schema, fs).
+	bind *binding
+	sc   *iceberg.Schema
+	fsys iceio.IO
+}
+
+// bound is the unit's Pinot columns bound to the snapshot's fields.
+func (u *unitSource) bound() binding {
+	if u.bind == nil {
+		b := bindSnapshot(u.req)
+		u.bind = &b
+	}
+	return *u.bind
+}
+
+// schema is the schema of the snapshot the unit is built from.
+func (u *unitSource) schema() *iceberg.Schema {
+	if u.sc == nil {
+		u.sc = snapshotSchemaOf(u.req.Source, u.req.SnapshotID)
+	}
+	return u.sc
+}
+
+// fs is the table's file IO.
+func (u *unitSource) fs(ctx context.Context) (iceio.IO, error) {
+	if u.fsys == nil {
+		fsys, err := u.req.Source.FS(ctx)
+		if err != nil {
+			return nil, err
+		}
+		u.fsys = fsys
+	}
+	return u.fsys, nil
 }
 
 // Next returns the next batch of the open file, opening the next file at
@@ -156,7 +192,7 @@ func (u *unitSource) openScan(ctx context.Context, f plan.File, tasks []table.Fi
 	if filter != nil {
 		batches = filter.wrap(ctx, batches)
 	}
-	b := bindSnapshot(u.req)
+	b := u.bound()
 	src, err := arrow.NewSource(arrowSchema, batches, arrow.Config{Schema: b.read, Columns: b.paths, Name: f.Path})
 	if err != nil {
 		return err
@@ -172,11 +208,11 @@ func (u *unitSource) ownDeletes(ctx context.Context, f plan.File) ([]table.FileS
 	if u.b.ScanDeletes || !hasDeletes(f) {
 		return f.Tasks, nil, nil
 	}
-	fsys, err := u.req.Source.FS(ctx)
+	fsys, err := u.fs(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
-	tasks, filter, ok, err := ownDeletes(ctx, u.deletes, fsys, snapshotSchemaOf(u.req.Source, u.req.SnapshotID), f)
+	tasks, filter, ok, err := ownDeletes(ctx, u.deletes, fsys, u.schema(), f)
 	if err != nil || !ok {
 		return f.Tasks, nil, err
 	}
@@ -196,16 +232,16 @@ func (u *unitSource) openDirect(ctx context.Context, f plan.File, tasks []table.
 	if u.b.ScanOnly || taskDeletes(tasks) || (u.b.ScanDeletes && hasDeletes(f)) {
 		return nil, false, nil
 	}
-	b := bindSnapshot(u.req)
+	b := u.bound()
 	var keyCols [][]int
 	var keyTypes [][]spec.DataType
 	if filter != nil {
 		var ok bool
-		if keyCols, keyTypes, ok = directKeys(b, snapshotSchemaOf(u.req.Source, u.req.SnapshotID), filter); !ok {
+		if keyCols, keyTypes, ok = directKeys(b, u.schema(), filter); !ok {
 			return nil, false, nil
 		}
 	}
-	fsys, err := u.req.Source.FS(ctx)
+	fsys, err := u.fs(ctx)
 	if err != nil {
 		return nil, false, fmt.Errorf("open data file %s: %w", f.Path, err)
 	}
@@ -288,7 +324,11 @@ func buildOne(ctx context.Context, src segments.Source, cfg segments.Config, out
 // (unitRecords: record counts less the rows deletion vectors delete;
 // other deletes only remove more) cut at max rows per segment (I9).
 func plannedSegments(u plan.Unit, max int64) int {
-	rows := unitRecords(u)
+	return segmentsFor(unitRecords(u), max)
+}
+
+// segmentsFor is how many parts of at most max rows hold rows (0: no cap).
+func segmentsFor(rows, max int64) int {
 	if max <= 0 || rows <= max {
 		return 1
 	}
@@ -300,11 +340,11 @@ func plannedSegments(u plan.Unit, max int64) int {
 // max (0: no cap). Parts of that size make exactly plannedSegments
 // segments of a unit whose rows no delete removed, with no small last one.
 func partSize(u plan.Unit, max int64) int64 {
-	n := int64(plannedSegments(u, max))
+	rows := unitRecords(u)
+	n := int64(segmentsFor(rows, max))
 	if max <= 0 || n <= 1 {
 		return max
 	}
-	rows := unitRecords(u)
 	return (rows + n - 1) / n
 }
 
