@@ -1,8 +1,6 @@
 package pinot
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
@@ -176,7 +174,10 @@ func tarballInfo(tarPath, name string) (SegmentInfo, error) {
 	if err != nil {
 		return SegmentInfo{}, err
 	}
-	props := parseProperties(files[metadataFile])
+	props, err := parseProperties(files[metadataFile])
+	if err != nil {
+		return SegmentInfo{}, fmt.Errorf("segment tarball %s: %s: %w", tarPath, metadataFile, err)
+	}
 	docs, err := strconv.ParseInt(props["segment.total.docs"], 10, 64)
 	if err != nil {
 		return SegmentInfo{}, fmt.Errorf("segment tarball %s: segment.total.docs: %w", tarPath, err)
@@ -196,39 +197,10 @@ func tarballInfo(tarPath, name string) (SegmentInfo, error) {
 }
 
 // parseProperties reads the metadata.properties floe's segments carry
-// ("key = value" lines, keys and values escaped as commons-configuration
-// does; a list value keeps its escaped commas, which no key read here
-// holds).
-func parseProperties(b []byte) map[string]string {
+// (spec.ParseProperties), keys and values unescaped; a list value keeps
+// its escaped commas, which no key read here holds.
+func parseProperties(b []byte) (map[string]string, error) {
 	out := map[string]string{}
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), maxMetadataFile)
-	for sc.Scan() {
-		line := strings.TrimLeft(sc.Text(), " \t\f")
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
-		}
-		end := keyEnd(line)
-		key := spec.UnescapeProperty(line[:end])
-		rest := strings.TrimLeft(line[end:], " \t\f")
-		if rest != "" && (rest[0] == '=' || rest[0] == ':') {
-			rest = strings.TrimLeft(rest[1:], " \t\f")
-		}
-		out[key] = spec.UnescapeProperty(rest)
-	}
-	return out
-}
-
-// keyEnd is the index where a property line's key ends: the first
-// unescaped separator ('=', ':' or white space).
-func keyEnd(line string) int {
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '\\':
-			i++
-		case '=', ':', ' ', '\t', '\f':
-			return i
-		}
-	}
-	return len(line)
+	err := spec.ParseProperties(b, func(key, value string) { out[key] = spec.UnescapeProperty(value) })
+	return out, err
 }

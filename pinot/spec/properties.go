@@ -1,10 +1,70 @@
 package spec
 
 import (
+	"bufio"
+	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 )
+
+// ParseProperties reads a segment's metadata.properties (or index_map):
+// commons-configuration syntax, "key = value" (or ':' or white space),
+// '#'/'!' comments, backslash line continuations. It calls fn with each
+// key, unescaped, and its value as written (a list value's escaped commas
+// can then be told from its separators; UnescapeProperty undoes the
+// rest), in file order.
+func ParseProperties(data []byte, fn func(key, value string)) error {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64<<10), len(data)+1) // a line is never longer than the file
+	var pending string
+	for sc.Scan() {
+		line := strings.TrimLeft(sc.Text(), " \t\f")
+		if pending == "" && (line == "" || line[0] == '#' || line[0] == '!') {
+			continue
+		}
+		line = pending + line
+		if trailingBackslashes(line)%2 == 1 {
+			pending = line[:len(line)-1]
+			continue
+		}
+		pending = ""
+		key, value := splitProperty(line)
+		fn(UnescapeProperty(key), value)
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read properties: %w", err)
+	}
+	return nil
+}
+
+func trailingBackslashes(s string) int {
+	n := 0
+	for i := len(s) - 1; i >= 0 && s[i] == '\\'; i-- {
+		n++
+	}
+	return n
+}
+
+// splitProperty splits at the first unescaped '=', ':' or whitespace.
+func splitProperty(line string) (key, value string) {
+	for i := 0; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case '=', ':', ' ', '\t', '\f':
+			key, rest := line[:i], strings.TrimLeft(line[i:], " \t\f")
+			if rest != "" && (rest[0] == '=' || rest[0] == ':') && (line[i] == ' ' || line[i] == '\t' || line[i] == '\f') {
+				rest = strings.TrimLeft(rest[1:], " \t\f")
+			} else if line[i] == '=' || line[i] == ':' {
+				rest = strings.TrimLeft(line[i+1:], " \t\f")
+			}
+			return key, strings.TrimRight(rest, " \t\f")
+		}
+	}
+	return line, ""
+}
 
 // UnescapeProperty undoes the escapes of a key or value of a segment's
 // metadata.properties (Java properties syntax): \uXXXX (UTF-16 units,

@@ -1,6 +1,7 @@
 package spec_test
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/floehq/floe/pinot/spec"
@@ -20,5 +21,20 @@ func TestUnescapeProperty(t *testing.T) {
 		if got := spec.UnescapeProperty(in); got != want {
 			t.Errorf("UnescapeProperty(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// ParseProperties reads commons-configuration syntax: '=', ':' and white
+// space separators, comments, continuation lines; keys unescaped, values
+// as written.
+func TestParseProperties(t *testing.T) {
+	in := "# comment\n! also\n  a = 1\nb:2\nc 3\nd\\ e = x\\,y\nlong = one \\\n    two\nempty\n"
+	var got []string
+	if err := spec.ParseProperties([]byte(in), func(k, v string) { got = append(got, k+"|"+v) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"a|1", "b|2", "c|3", "d e|x\\,y", "long|one two", "empty|"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("got %q, want %q", got, want)
 	}
 }

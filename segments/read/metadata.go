@@ -1,8 +1,6 @@
 package read
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"strconv"
 	"strings"
@@ -19,65 +17,22 @@ type segProperties struct {
 	values map[string]string
 }
 
-// parseSegProperties reads the commons-configuration properties syntax:
-// "key = value" (or ':' or whitespace), '#'/'!' comments, backslash line
-// continuations.
+// parseSegProperties reads a properties file (spec.ParseProperties),
+// joining a repeated key's values with ",".
 func parseSegProperties(data []byte) (*segProperties, error) {
 	p := &segProperties{values: map[string]string{}}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	var pending string
-	for sc.Scan() {
-		line := strings.TrimLeft(sc.Text(), " \t\f")
-		if pending == "" && (line == "" || line[0] == '#' || line[0] == '!') {
-			continue
-		}
-		line = pending + line
-		if trailingBackslashes(line)%2 == 1 {
-			pending = line[:len(line)-1]
-			continue
-		}
-		pending = ""
-		key, value := splitProperty(line)
-		k := spec.UnescapeProperty(key)
+	err := spec.ParseProperties(data, func(k, value string) {
 		if old, ok := p.values[k]; ok {
 			p.values[k] = old + "," + value
 		} else {
 			p.keys = append(p.keys, k)
 			p.values[k] = value
 		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("read properties: %w", err)
+	})
+	if err != nil {
+		return nil, err
 	}
 	return p, nil
-}
-
-func trailingBackslashes(s string) int {
-	n := 0
-	for i := len(s) - 1; i >= 0 && s[i] == '\\'; i-- {
-		n++
-	}
-	return n
-}
-
-// splitProperty splits at the first unescaped '=', ':' or whitespace.
-func splitProperty(line string) (key, value string) {
-	for i := 0; i < len(line); i++ {
-		switch line[i] {
-		case '\\':
-			i++
-		case '=', ':', ' ', '\t', '\f':
-			key, rest := line[:i], strings.TrimLeft(line[i:], " \t\f")
-			if rest != "" && (rest[0] == '=' || rest[0] == ':') && (line[i] == ' ' || line[i] == '\t' || line[i] == '\f') {
-				rest = strings.TrimLeft(rest[1:], " \t\f")
-			} else if line[i] == '=' || line[i] == ':' {
-				rest = strings.TrimLeft(line[i+1:], " \t\f")
-			}
-			return key, strings.TrimRight(rest, " \t\f")
-		}
-	}
-	return line, ""
 }
 
 // get returns the unescaped value of key.
