@@ -49,21 +49,7 @@ func renderManifestsReport(o options, rs []result) string {
 		"one warm-up; tables written one manifest per data file (one ADDED entry each, never merged), history expired "+
 		"to the last %d snapshots; Bolt store, local-directory sink.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.runs, lake.KeepSnapshots)
-	b.WriteString("| data files | manifests listed | cold `floe sync`: CPU ms | peak RSS MiB | warm run: CPU ms | live heap MiB |\n" +
-		"|---:|---:|---:|---:|---:|---:|\n")
-	for _, r := range rs {
-		fmt.Fprintf(&b, "| %d | %d | %.0f | %.1f | %.1f | %.1f |\n", r.procFiles, r.manifests, r.cold.cpu, r.cold.mem/1024,
-			r.warm.cpu, r.warm.mem/1024)
-	}
-	if len(rs) > 1 {
-		small := rs[0]
-		b.WriteString("\nRatios to the smallest table (target ≤1.5× at 100,000 files):")
-		for _, r := range rs[1:] {
-			fmt.Fprintf(&b, " %d files: cold CPU **%.2f×**, RSS %.2f×; warm CPU **%.2f×**, heap %.2f×.", r.procFiles,
-				r.cold.cpu/small.cold.cpu, r.cold.mem/small.cold.mem, r.warm.cpu/small.warm.cpu, r.warm.mem/small.warm.mem)
-		}
-		b.WriteString("\n")
-	}
+	writeProcTable(&b, rs, true)
 	fmt.Fprintf(&b, "%s\n", manifestsReportEnd)
 	return b.String()
 }

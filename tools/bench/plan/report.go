@@ -24,22 +24,37 @@ func renderProcessReport(o options, rs []result) string {
 	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work; median of %d one-file syncs per size after "+
 		"one warm-up; tables built %d files per commit, manifests never merged; Bolt store, local-directory sink.\n\n",
 		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.runs, o.perBatch)
-	b.WriteString("| data files | cold `floe sync`: CPU ms | peak RSS MiB | warm run: CPU ms | live heap MiB |\n" +
-		"|---:|---:|---:|---:|---:|\n")
+	writeProcTable(&b, rs, false)
+	fmt.Fprintf(&b, "%s\n", procReportEnd)
+	return b.String()
+}
+
+// writeProcTable writes the one-file syncs' table (with the manifests
+// each run listed when manifests is set) and their ratios to the
+// smallest table.
+func writeProcTable(b *strings.Builder, rs []result, manifests bool) {
+	head, rule := "| data files |", "|---:|"
+	if manifests {
+		head, rule = head+" manifests listed |", rule+"---:|"
+	}
+	b.WriteString(head + " cold `floe sync`: CPU ms | peak RSS MiB | warm run: CPU ms | live heap MiB |\n" +
+		rule + "---:|---:|---:|---:|\n")
 	for _, r := range rs {
-		fmt.Fprintf(&b, "| %d | %.0f | %.1f | %.1f | %.1f |\n", r.procFiles, r.cold.cpu, r.cold.mem/1024, r.warm.cpu, r.warm.mem/1024)
+		fmt.Fprintf(b, "| %d |", r.procFiles)
+		if manifests {
+			fmt.Fprintf(b, " %d |", r.manifests)
+		}
+		fmt.Fprintf(b, " %.0f | %.1f | %.1f | %.1f |\n", r.cold.cpu, r.cold.mem/1024, r.warm.cpu, r.warm.mem/1024)
 	}
 	if len(rs) > 1 {
 		small := rs[0]
 		b.WriteString("\nRatios to the smallest table (target ≤1.5× at 100,000 files):")
 		for _, r := range rs[1:] {
-			fmt.Fprintf(&b, " %d files: cold CPU **%.2f×**, RSS %.2f×; warm CPU **%.2f×**, heap %.2f×.", r.procFiles,
+			fmt.Fprintf(b, " %d files: cold CPU **%.2f×**, RSS %.2f×; warm CPU **%.2f×**, heap %.2f×.", r.procFiles,
 				r.cold.cpu/small.cold.cpu, r.cold.mem/small.cold.mem, r.warm.cpu/small.warm.cpu, r.warm.mem/small.warm.mem)
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "%s\n", procReportEnd)
-	return b.String()
 }
 
 // procReportBlock is the process figures' block of the report.
