@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floehq/floe/internal/cpuprofile"
 	"github.com/floehq/floe/pinot/spec"
 	"github.com/floehq/floe/segments"
 	"github.com/floehq/floe/segments/parquet"
@@ -108,9 +109,9 @@ func cmdConvert(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
-	stop, err := startCPUProfile("convert", o.cpuProfile)
+	stop, err := cpuprofile.Start(o.cpuProfile)
 	if err != nil {
-		return err
+		return fmt.Errorf("convert: %w", err)
 	}
 	defer stop()
 	start := time.Now()

@@ -10,6 +10,7 @@ import (
 
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/client"
+	"github.com/floehq/floe/internal/cpuprofile"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -26,9 +27,9 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if *tableName == "" {
 		return fmt.Errorf("sync: -table is required")
 	}
-	stop, err := startCPUProfile("sync", *cpuProfile)
+	stop, err := cpuprofile.Start(*cpuProfile)
 	if err != nil {
-		return err
+		return fmt.Errorf("sync: %w", err)
 	}
 	defer stop()
 	cfg, err := loadConfig(*cfgPath)

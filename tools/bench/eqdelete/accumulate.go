@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/floehq/floe/internal/cpuprofile"
 	"github.com/floehq/floe/tools/bench/report"
 )
 
@@ -49,7 +50,7 @@ func runAccumulate(ctx context.Context, o options, stdout, stderr io.Writer) err
 		s.settle = true
 		ss = append(ss, s)
 	}
-	stop, err := startProfile(o.profile)
+	stop, err := cpuprofile.Start(o.profile)
 	if err != nil {
 		return err
 	}

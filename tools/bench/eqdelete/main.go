@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/floehq/floe/internal/cpuprofile"
 	"github.com/floehq/floe/tools/bench/cli"
 	"github.com/floehq/floe/tools/bench/report"
 )
@@ -189,7 +190,7 @@ func runGrowth(ctx context.Context, o options, stdout, stderr io.Writer) error {
 	for i := 0; i <= o.commits; i++ { // the first round warms up
 		if i == 1 {
 			var err error
-			if stop, err = startProfile(o.profile); err != nil {
+			if stop, err = cpuprofile.Start(o.profile); err != nil {
 				return err
 			}
 		}

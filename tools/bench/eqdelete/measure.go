@@ -3,13 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/pprof"
 	"time"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/cpuprofile"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/tools/bench/cli"
 	"github.com/floehq/floe/tools/bench/lake"
@@ -45,7 +44,7 @@ func measure(ctx context.Context, o options, c *cdcTable, keys *keyPicker, ct co
 	defer func() { stop() }()
 	for i := 0; i <= o.commits; i++ { // the first commit warms up
 		if i == 1 {
-			if stop, err = startProfile(o.profile); err != nil {
+			if stop, err = cpuprofile.Start(o.profile); err != nil {
 				return result{}, err
 			}
 		}
@@ -153,21 +152,4 @@ func (r *result) mean(n int) {
 	for _, v := range []*float64{&r.cpu, &r.wall, &r.rowsWritten, &r.rowsHeld, &r.filesHit, &r.replaced, &r.built} {
 		*v /= float64(n)
 	}
-}
-
-// startProfile starts a CPU profile into path ("": none); the returned
-// func stops it.
-func startProfile(path string) (func(), error) {
-	if path == "" {
-		return func() {}, nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("start profile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

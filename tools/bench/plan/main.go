@@ -16,10 +16,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"strconv"
 	"strings"
 
+	"github.com/floehq/floe/internal/cpuprofile"
 	"github.com/floehq/floe/tools/bench/cli"
 	"github.com/floehq/floe/tools/bench/lake"
 	"github.com/floehq/floe/tools/bench/report"
@@ -187,18 +187,15 @@ func measureSize(ctx context.Context, o options, lk *lake.Lake, n int, stderr io
 }
 
 // startProfile profiles the whole runs of the table of n files into
-// path.n when path is set; the returned func stops it.
+// path.n when path is set; the returned func stops it. A profile that
+// cannot be written is left out (the measurement goes on).
 func startProfile(path string, n int) func() {
 	if path == "" {
 		return func() {}
 	}
-	f, err := os.Create(fmt.Sprintf("%s.%d", path, n))
+	stop, err := cpuprofile.Start(fmt.Sprintf("%s.%d", path, n))
 	if err != nil {
 		return func() {}
 	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return func() {}
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }
+	return stop
 }

@@ -9,14 +9,13 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"runtime/pprof"
 	"slices"
 	"time"
 
 	"github.com/floehq/floe/api"
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/internal/cpuprofile"
 	"github.com/floehq/floe/watcher"
 )
 
@@ -65,7 +64,7 @@ func measure(ctx context.Context, o options, url string, stderr io.Writer) (resu
 	c := &client{base: srv.URL, http: srv.Client()}
 
 	if o.cpuProfile != "" {
-		stop, err := startProfile(o.cpuProfile)
+		stop, err := cpuprofile.Start(o.cpuProfile)
 		if err != nil {
 			return results{}, err
 		}
@@ -201,17 +200,4 @@ func timeOldPath(ctx context.Context, s checkpoint.Store, w *watcher.Watcher, n 
 		}
 	}
 	return t, nil
-}
-
-// startProfile writes a CPU profile to path until the returned func runs.
-func startProfile(path string) (func(), error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create profile: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("start profile: %w", err)
-	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }
