@@ -29,12 +29,13 @@ var (
 	bktSegTokens   = []byte("segtokens")
 	bktObserved    = []byte("observations")
 	bktLastRuns    = []byte("lastruns")
+	bktFileIndex   = []byte("fileindex")
 	keyFormat      = []byte("format")
 )
 
 func boltBuckets() [][]byte {
 	return [][]byte{bktMeta, bktConnections, bktTables, bktCheckpoints, bktFiles, bktRuns, bktLeases, bktFences, bktSegTokens,
-		bktObserved, bktLastRuns}
+		bktObserved, bktLastRuns, bktFileIndex}
 }
 
 // Bolt is the embedded single-node Store, one bbolt file used by one
@@ -287,7 +288,7 @@ func (b *Bolt) DeleteTable(_ context.Context, name string) error {
 				return err
 			}
 		}
-		for _, bk := range [][]byte{bktFiles, bktRuns, bktSegTokens} {
+		for _, bk := range [][]byte{bktFiles, bktRuns, bktSegTokens, bktFileIndex} {
 			if err := deleteSub(tx.Bucket(bk), key); err != nil {
 				return err
 			}
@@ -365,7 +366,11 @@ func (b *Bolt) CommitCheckpoint(_ context.Context, lease Lease, cp Checkpoint) e
 		if err := writeFiles(tx.Bucket(bktFiles), cp); err != nil {
 			return err
 		}
-		return putJSON(tx.Bucket(bktCheckpoints), cp.Table, "checkpoint", newHeader(cp))
+		h := newHeader(cp)
+		if err := writeIndex(tx, cp.Table, cp.Files, h); err != nil {
+			return err
+		}
+		return putJSON(tx.Bucket(bktCheckpoints), cp.Table, "checkpoint", h)
 	})
 }
 

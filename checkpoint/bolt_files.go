@@ -11,8 +11,8 @@ import (
 	bolt "go.etcd.io/bbolt"
 )
 
-// CommitCheckpointDelta applies d to the table's checkpoint and file map
-// in one transaction if lease is current.
+// CommitCheckpointDelta applies d to the table's checkpoint, file map and
+// file index in one transaction if lease is current.
 func (b *Bolt) CommitCheckpointDelta(_ context.Context, lease Lease, d CheckpointDelta) error {
 	if err := checkDelta(lease, d); err != nil {
 		return fmt.Errorf("commit checkpoint delta: %w", err)
@@ -22,43 +22,60 @@ func (b *Bolt) CommitCheckpointDelta(_ context.Context, lease Lease, d Checkpoin
 		if err := checkBoltLease(tx, lease, time.Now()); err != nil {
 			return err
 		}
-		count, err := applyBoltDelta(tx, lease.Table, d)
+		var old checkpointHeader
+		if err := getJSON(tx.Bucket(bktCheckpoints), lease.Table, "checkpoint of table "+quote(lease.Table), &old); err != nil &&
+			!errors.Is(err, ErrNotFound) {
+			return err
+		}
+		x := newIndexDelta()
+		count, err := applyBoltDelta(tx, lease.Table, d, old.FileCount, x)
 		if err != nil {
 			return err
 		}
 		h := newHeader(cp)
 		h.FileCount = count
+		if err := updateIndex(tx, lease.Table, x, old, h); err != nil {
+			return err
+		}
 		return putJSON(tx.Bucket(bktCheckpoints), lease.Table, "checkpoint", h)
 	})
 }
 
-// applyBoltDelta writes d's files and returns the new file count, kept
-// from the old header's count so a commit costs the size of the delta.
-// Deletions go in key order, each found once by a cursor; a delta that
-// deletes at least half of the table's files (a compaction's remap)
-// rewrites the bucket with the files that stay instead.
-func applyBoltDelta(tx *bolt.Tx, table string, d CheckpointDelta) (int, error) {
-	var old checkpointHeader
-	if err := getJSON(tx.Bucket(bktCheckpoints), table, "checkpoint of table "+quote(table), &old); err != nil && !errors.Is(err, ErrNotFound) {
-		return 0, err
-	}
+// applyBoltDelta writes d's files, records in x the entries it takes out
+// and puts in, and returns the new file count, kept from the old count so
+// a commit costs the size of the delta. Deletions go in key order, each
+// found once by a cursor; a delta that deletes at least half of the
+// table's files (a compaction's remap) rewrites the bucket with the files
+// that stay instead.
+func applyBoltDelta(tx *bolt.Tx, table string, d CheckpointDelta, oldCount int, x *indexDelta) (int, error) {
 	parent, key, dels := tx.Bucket(bktFiles), []byte(table), d.deletions()
+	dec := newFileDecoder(table)
+	out := func(k, v []byte) error {
+		fs, err := dec.decode(string(k), v)
+		if err != nil {
+			return err
+		}
+		x.file(string(k), fs, -1)
+		return nil
+	}
 	var (
 		bkt   *bolt.Bucket
 		count int
 		err   error
 	)
-	if len(dels) > 0 && 2*len(dels) >= old.FileCount && parent.Bucket(key) != nil {
-		bkt, count, err = rewriteFiles(parent, key, dels)
+	if len(dels) > 0 && 2*len(dels) >= oldCount && parent.Bucket(key) != nil {
+		bkt, count, err = rewriteFiles(parent, key, dels, out)
 	} else {
-		bkt, count, err = deleteFiles(parent, key, dels, old.FileCount)
+		bkt, count, err = deleteFiles(parent, key, dels, oldCount, out)
 	}
 	if err != nil {
 		return 0, err
 	}
 	for p, fs := range d.Set {
-		if bkt.Get([]byte(p)) == nil {
+		if v := bkt.Get([]byte(p)); v == nil {
 			count++
+		} else if err := out([]byte(p), v); err != nil {
+			return 0, err
 		}
 		raw, err := encodeFile(fs)
 		if err != nil {
@@ -67,22 +84,27 @@ func applyBoltDelta(tx *bolt.Tx, table string, d CheckpointDelta) (int, error) {
 		if err := bkt.Put([]byte(p), raw); err != nil {
 			return 0, fmt.Errorf("put file %q: %w", p, err)
 		}
+		x.file(p, fs, 1)
 	}
 	return count, nil
 }
 
 // deleteFiles removes the sorted paths dels from the table's file bucket
-// (created when missing) and returns it with count less the files it
-// held.
-func deleteFiles(parent *bolt.Bucket, key []byte, dels []string, count int) (*bolt.Bucket, int, error) {
+// (created when missing), handing each removed entry to out first, and
+// returns it with count less the files it held.
+func deleteFiles(parent *bolt.Bucket, key []byte, dels []string, count int, out func(k, v []byte) error) (*bolt.Bucket, int, error) {
 	bkt, err := parent.CreateBucketIfNotExists(key)
 	if err != nil {
 		return nil, 0, err
 	}
 	c := bkt.Cursor()
 	for _, p := range dels {
-		if k, _ := c.Seek([]byte(p)); k == nil || string(k) != p {
+		k, v := c.Seek([]byte(p))
+		if k == nil || string(k) != p {
 			continue
+		}
+		if err := out(k, v); err != nil {
+			return nil, 0, err
 		}
 		if err := c.Delete(); err != nil {
 			return nil, 0, fmt.Errorf("delete file %q: %w", p, err)
@@ -93,9 +115,10 @@ func deleteFiles(parent *bolt.Bucket, key []byte, dels []string, count int) (*bo
 }
 
 // rewriteFiles replaces the table's file bucket with one that holds its
-// files but the sorted paths dels, and returns it with its file count:
-// one ordered pass over the bucket, no search per deleted file.
-func rewriteFiles(parent *bolt.Bucket, key []byte, dels []string) (*bolt.Bucket, int, error) {
+// files but the sorted paths dels (each handed to out), and returns it
+// with its file count: one ordered pass over the bucket, no search per
+// deleted file.
+func rewriteFiles(parent *bolt.Bucket, key []byte, dels []string, out func(k, v []byte) error) (*bolt.Bucket, int, error) {
 	var stay [][2][]byte
 	c, i := parent.Bucket(key).Cursor(), 0
 	for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -103,6 +126,9 @@ func rewriteFiles(parent *bolt.Bucket, key []byte, dels []string) (*bolt.Bucket,
 			i++
 		}
 		if i < len(dels) && dels[i] == string(k) {
+			if err := out(k, v); err != nil {
+				return nil, 0, err
+			}
 			continue
 		}
 		// Copied: the old bucket's pages are freed, and the file may be

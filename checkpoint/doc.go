@@ -74,6 +74,13 @@
 //     records, so deleting a connection costs one pass over the tables). Of
 //     a delete and a create racing on one connection exactly one succeeds.
 //     CreateTable and PutTable do not check: they are for tests and tools.
+//   - C14 (FileIndex: Bolt, Memory) A store that indexes file maps keeps
+//     each table's index in the transaction of every commit, full or
+//     delta, so that after it IndexedCheckpoint's counts, LookupFiles,
+//     SmallUnits and UnreferencedSegments answer exactly as the whole map
+//     would. An index not written by the checkpoint's own commit (a store
+//     last written by a release without indexes) is reported out of step,
+//     never used, and rebuilt from the stored map by the next commit.
 //
 // Fields the store owns: CommitCheckpoint sets Checkpoint.LeaseToken to the
 // lease's token and fills a zero CommittedAt with the current time; every
@@ -251,7 +258,17 @@
 // per table: segment name → 8-byte big-endian token), "observations"
 // (table → Observation JSON + "v"), "lastruns" (table → its newest run's
 // JSON, kept by PutRun so that overviews read one key per table; a file
-// written before it existed falls back to the history). Each Store method is one
+// written before it existed falls back to the history), "fileindex" (one
+// sub-bucket per table, C14: key "stamp" → {"v","leaseToken","committedAt",
+// "counts"}, the commit the index is in step with and the FileCounts of
+// the map; sub-bucket "segs": segment name → uvarint count of the entries
+// that list it; "units": unit key → {"v","bytes","unsized","paths"}, the
+// unit's members; "small": unit key with the unit's bytes as 8 bytes
+// big-endian between partition and name → empty, one per unit whose
+// members all record a size, so the units of a partition under a size are
+// one range. A unit key is the partition's length as a uvarint, the
+// partition, then "g" and the group or "f" and the one file's path). A
+// file written before the index existed gets it at its next commit. Each Store method is one
 // bbolt transaction, which gives C1, C4, C5 and C7 directly; a table write
 // bumps "tablerev" in its transaction and, once committed, appends the
 // change to an in-process log of the last 256 changes that WatchTables

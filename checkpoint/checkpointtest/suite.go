@@ -37,6 +37,7 @@ func Run(t *testing.T, newStore NewStoreFunc) {
 		{"CheckpointDelta", testCheckpointDelta},
 		{"CheckpointDeltaFenced", testCheckpointDeltaFenced},
 		{"SegmentLedger", testSegmentLedger},
+		{"FileIndex", testFileIndex},
 		{"Lease", testLease},
 		{"LeaseInvalid", testLeaseInvalid},
 		{"TokenMonotonic", testTokenMonotonic},

@@ -1,0 +1,353 @@
+package checkpoint
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"fmt"
+	"slices"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// Keys of a table's file index (format: never change; see doc.go).
+var (
+	keyIndexStamp = []byte("stamp")
+	bktIndexSegs  = []byte("segs")
+	bktIndexUnits = []byte("units")
+	bktIndexSmall = []byte("small")
+)
+
+var _ FileIndex = (*Bolt)(nil)
+
+// indexStamp says which commit a table's file index is in step with, and
+// counts the file map (C14).
+type indexStamp struct {
+	versioned
+	LeaseToken  int64      `json:"leaseToken"`
+	CommittedAt time.Time  `json:"committedAt"`
+	Counts      FileCounts `json:"counts"`
+}
+
+func newIndexStamp(h checkpointHeader, counts FileCounts) indexStamp {
+	return indexStamp{versioned: versioned{V: FormatCurrent}, LeaseToken: h.LeaseToken, CommittedAt: h.CommittedAt, Counts: counts}
+}
+
+// matches reports whether the index was written by the commit that wrote h.
+func (s indexStamp) matches(h checkpointHeader) bool {
+	return s.LeaseToken == h.LeaseToken && s.CommittedAt.Equal(h.CommittedAt) && s.Counts.Files == h.FileCount
+}
+
+// readStamp returns the stamp of the table's index (ok false: none).
+func readStamp(tx *bolt.Tx, table string) (indexStamp, bool, error) {
+	ib := tx.Bucket(bktFileIndex).Bucket([]byte(table))
+	if ib == nil || ib.Get(keyIndexStamp) == nil {
+		return indexStamp{}, false, nil
+	}
+	var s indexStamp
+	if err := decode("file index stamp of table "+quote(table), ib.Get(keyIndexStamp), &s); err != nil {
+		return indexStamp{}, false, err
+	}
+	return s, true, nil
+}
+
+// writeIndex replaces the table's index with one of files, for the commit
+// that writes h.
+func writeIndex(tx *bolt.Tx, table string, files map[string]FileState, h checkpointHeader) error {
+	x := newIndexDelta()
+	for p, fs := range files {
+		x.file(p, fs, 1)
+	}
+	return freshIndex(tx, table, x, h)
+}
+
+// rebuildIndex replaces the table's index with one of its stored file
+// map, for the commit that writes h: a commit whose base index was not in
+// step with its base checkpoint (written by a release that kept none).
+func rebuildIndex(tx *bolt.Tx, table string, h checkpointHeader) error {
+	x := newIndexDelta()
+	if bkt := tx.Bucket(bktFiles).Bucket([]byte(table)); bkt != nil {
+		d := newFileDecoder(table)
+		if err := bkt.ForEach(func(k, v []byte) error {
+			fs, err := d.decode(string(k), v)
+			if err != nil {
+				return err
+			}
+			x.file(string(k), fs, 1)
+			return nil
+		}); err != nil {
+			return err
+		}
+	}
+	return freshIndex(tx, table, x, h)
+}
+
+func freshIndex(tx *bolt.Tx, table string, x *indexDelta, h checkpointHeader) error {
+	parent, key := tx.Bucket(bktFileIndex), []byte(table)
+	if err := deleteSub(parent, key); err != nil {
+		return err
+	}
+	ib, err := parent.CreateBucket(key)
+	if err != nil {
+		return err
+	}
+	if err := applyIndex(ib, x); err != nil {
+		return err
+	}
+	return putJSON(ib, string(keyIndexStamp), "file index stamp", newIndexStamp(h, x.counts))
+}
+
+// updateIndex applies x, the change of a delta commit from the checkpoint
+// old to h, to the table's index, or rebuilds the index when it was not in
+// step with old.
+func updateIndex(tx *bolt.Tx, table string, x *indexDelta, old, h checkpointHeader) error {
+	s, ok, err := readStamp(tx, table)
+	if err != nil {
+		return err
+	}
+	if !ok || !s.matches(old) {
+		return rebuildIndex(tx, table, h)
+	}
+	ib := tx.Bucket(bktFileIndex).Bucket([]byte(table))
+	if err := applyIndex(ib, x); err != nil {
+		return err
+	}
+	counts := s.Counts
+	counts.plus(x.counts)
+	return putJSON(ib, string(keyIndexStamp), "file index stamp", newIndexStamp(h, counts))
+}
+
+// applyIndex writes x into the index bucket ib: segment reference counts,
+// unit members, and the size-ordered keys of the units whose members all
+// record a size.
+func applyIndex(ib *bolt.Bucket, x *indexDelta) error {
+	segs, err := ib.CreateBucketIfNotExists(bktIndexSegs)
+	if err != nil {
+		return err
+	}
+	for name, n := range x.segs {
+		if err := addRef(segs, []byte(name), n); err != nil {
+			return err
+		}
+	}
+	units, err := ib.CreateBucketIfNotExists(bktIndexUnits)
+	if err != nil {
+		return err
+	}
+	small, err := ib.CreateBucketIfNotExists(bktIndexSmall)
+	if err != nil {
+		return err
+	}
+	for ref, e := range x.units {
+		if err := applyUnit(units, small, ref, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func addRef(segs *bolt.Bucket, name []byte, n int) error {
+	if n == 0 {
+		return nil
+	}
+	cur, _ := binary.Uvarint(segs.Get(name))
+	next := int64(cur) + int64(n)
+	if next <= 0 {
+		return segs.Delete(name)
+	}
+	return segs.Put(name, binary.AppendUvarint(nil, uint64(next)))
+}
+
+func applyUnit(units, small *bolt.Bucket, ref unitRef, e *unitEdit) error {
+	key := unitKey(ref)
+	var u unitState
+	if raw := units.Get(key); raw != nil {
+		if err := decode("file index unit", raw, &u); err != nil {
+			return err
+		}
+		if u.Unsized == 0 {
+			if err := small.Delete(smallKey(ref, u.Bytes)); err != nil {
+				return err
+			}
+		}
+	}
+	u.apply(e)
+	if len(u.Paths) == 0 {
+		return units.Delete(key)
+	}
+	u.V = FormatCurrent
+	if err := putJSON(units, string(key), "file index unit", u); err != nil {
+		return err
+	}
+	if u.Unsized == 0 {
+		return small.Put(smallKey(ref, u.Bytes), nil)
+	}
+	return nil
+}
+
+// partPrefix is a partition's prefix of unit and size keys: its length,
+// then its bytes, so no partition's keys run into another's.
+func partPrefix(p string) []byte {
+	return append(binary.AppendUvarint(nil, uint64(len(p))), p...)
+}
+
+// unitName is the tail of a unit's keys: "g" and its group, or "f" and
+// its one file's path.
+func unitName(ref unitRef) []byte {
+	if ref.group != "" {
+		return append([]byte{'g'}, ref.group...)
+	}
+	return append([]byte{'f'}, ref.path...)
+}
+
+func unitKey(ref unitRef) []byte {
+	return append(partPrefix(ref.partition), unitName(ref)...)
+}
+
+func smallKey(ref unitRef, size int64) []byte {
+	k := binary.BigEndian.AppendUint64(partPrefix(ref.partition), uint64(size))
+	return append(k, unitName(ref)...)
+}
+
+// IndexedCheckpoint returns the table's checkpoint without its files and
+// the counts of its index.
+func (b *Bolt) IndexedCheckpoint(_ context.Context, table string) (Checkpoint, FileCounts, bool, error) {
+	var (
+		cp Checkpoint
+		s  indexStamp
+		ok bool
+	)
+	err := b.view("get indexed checkpoint of table "+quote(table), func(tx *bolt.Tx) error {
+		var h checkpointHeader
+		if err := getJSON(tx.Bucket(bktCheckpoints), table, "checkpoint of table "+quote(table), &h); err != nil {
+			return err
+		}
+		cp = h.checkpoint(nil)
+		cp.Files = nil
+		var err error
+		s, ok, err = readStamp(tx, table)
+		ok = ok && s.matches(h)
+		return err
+	})
+	if err != nil || !ok {
+		return cp, FileCounts{}, false, err
+	}
+	return cp, s.Counts, true, nil
+}
+
+// LookupFiles returns the entries of paths the table's file map holds.
+func (b *Bolt) LookupFiles(_ context.Context, table string, paths []string) (map[string]FileState, error) {
+	out := make(map[string]FileState, len(paths))
+	err := b.view("look up files of table "+quote(table), func(tx *bolt.Tx) error {
+		bkt := tx.Bucket(bktFiles).Bucket([]byte(table))
+		if bkt == nil {
+			return nil
+		}
+		d := newFileDecoder(table)
+		for _, p := range paths {
+			raw := bkt.Get([]byte(p))
+			if raw == nil {
+				continue
+			}
+			fs, err := d.decode(p, raw)
+			if err != nil {
+				return err
+			}
+			out[p] = fs
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SmallUnits returns the small units of the partitions parts: a range of
+// the size-ordered keys per partition.
+func (b *Bolt) SmallUnits(_ context.Context, table string, parts []string, below int64) ([]StoredUnit, error) {
+	var out []StoredUnit
+	err := b.view("small units of table "+quote(table), func(tx *bolt.Tx) error {
+		ib := tx.Bucket(bktFileIndex).Bucket([]byte(table))
+		if ib == nil || ib.Bucket(bktIndexSmall) == nil {
+			return nil
+		}
+		units, c := ib.Bucket(bktIndexUnits), ib.Bucket(bktIndexSmall).Cursor()
+		for _, part := range slices.Compact(slices.Sorted(slices.Values(parts))) {
+			pp := partPrefix(part)
+			for k, _ := c.Seek(pp); k != nil && bytes.HasPrefix(k, pp) && len(k) > len(pp)+8; k, _ = c.Next() {
+				size := int64(binary.BigEndian.Uint64(k[len(pp):]))
+				if size >= below {
+					break
+				}
+				u, err := smallUnit(units, part, k[len(pp)+8:])
+				if err != nil {
+					return err
+				}
+				out = append(out, u)
+			}
+		}
+		return nil
+	})
+	sortUnits(out)
+	return out, err
+}
+
+func smallUnit(units *bolt.Bucket, part string, name []byte) (StoredUnit, error) {
+	ref := unitRef{partition: part}
+	switch {
+	case len(name) > 0 && name[0] == 'g':
+		ref.group = string(name[1:])
+	case len(name) > 0 && name[0] == 'f':
+		ref.path = string(name[1:])
+	default:
+		return StoredUnit{}, fmt.Errorf("file index: malformed unit key %q", name)
+	}
+	var u unitState
+	raw := units.Get(unitKey(ref))
+	if raw == nil {
+		return StoredUnit{}, fmt.Errorf("file index: unit %q of partition %q has a size key but no members", name, part)
+	}
+	if err := decode("file index unit", raw, &u); err != nil {
+		return StoredUnit{}, err
+	}
+	return StoredUnit{Partition: part, Group: ref.group, Paths: u.Paths, Bytes: u.Bytes}, nil
+}
+
+// UnreferencedSegments returns the names no entry of the table's file map
+// lists: a lookup each for a few names, else one pass over the segment
+// references.
+func (b *Bolt) UnreferencedSegments(_ context.Context, table string, names []string) ([]string, error) {
+	left := make(map[string]bool, len(names))
+	for _, n := range names {
+		left[n] = true
+	}
+	err := b.view("unreferenced segments of table "+quote(table), func(tx *bolt.Tx) error {
+		ib := tx.Bucket(bktFileIndex).Bucket([]byte(table))
+		if ib == nil || ib.Bucket(bktIndexSegs) == nil {
+			return nil
+		}
+		segs := ib.Bucket(bktIndexSegs)
+		if len(names) <= 64 {
+			for _, n := range names {
+				if segs.Get([]byte(n)) != nil {
+					delete(left, n)
+				}
+			}
+			return nil
+		}
+		return segs.ForEach(func(k, _ []byte) error {
+			if left[string(k)] {
+				delete(left, string(k))
+			}
+			return nil
+		})
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(left))
+	for n := range left {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out, nil
+}

@@ -1,0 +1,239 @@
+package checkpoint
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"strings"
+)
+
+// FileIndex is implemented by stores that keep an index of each table's
+// file map beside it, in step with every commit (C14), so that a run reads
+// the entries it touches instead of the whole map: Bolt and Memory. A
+// store without it (Redis) is read whole with GetCheckpoint. The reads
+// see the table's last commit; a caller that holds the table's lease sees
+// no commit in between but its own.
+type FileIndex interface {
+	// IndexedCheckpoint returns the table's checkpoint without its file
+	// map (Files nil) and the counts of the map (ErrNotFound when the
+	// table has no checkpoint). ok is false when the index is not in step
+	// with the checkpoint (a commit by a release that kept none); the
+	// next commit rebuilds it, and until then the map is read whole.
+	IndexedCheckpoint(ctx context.Context, table string) (cp Checkpoint, counts FileCounts, ok bool, err error)
+	// LookupFiles returns the entries of paths that the map holds.
+	LookupFiles(ctx context.Context, table string, paths []string) (map[string]FileState, error)
+	// SmallUnits returns the units of the partitions parts whose members
+	// all record a size and add up to less than below bytes, sorted by
+	// partition, then group, then first path.
+	SmallUnits(ctx context.Context, table string, parts []string, below int64) ([]StoredUnit, error)
+	// UnreferencedSegments returns, sorted, the names of names that no
+	// entry of the map lists.
+	UnreferencedSegments(ctx context.Context, table string, names []string) ([]string, error)
+}
+
+// FileCounts counts what a plan needs to know of a whole file map without
+// reading it.
+type FileCounts struct {
+	Files int `json:"files"`
+	// NoDataSeq counts entries without a data sequence number (DataSeq
+	// < 1), Unpartitioned those with partition "", WithDeletes those built
+	// with delete files applied (a DeleteFingerprint).
+	NoDataSeq     int `json:"noDataSeq"`
+	Unpartitioned int `json:"unpartitioned"`
+	WithDeletes   int `json:"withDeletes"`
+}
+
+// add counts fs n times (n -1: takes it out).
+func (c *FileCounts) add(fs FileState, n int) {
+	c.Files += n
+	if fs.DataSeq < 1 {
+		c.NoDataSeq += n
+	}
+	if fs.Partition == "" {
+		c.Unpartitioned += n
+	}
+	if fs.DeleteFingerprint != "" {
+		c.WithDeletes += n
+	}
+}
+
+func (c *FileCounts) plus(o FileCounts) {
+	c.Files += o.Files
+	c.NoDataSeq += o.NoDataSeq
+	c.Unpartitioned += o.Unpartitioned
+	c.WithDeletes += o.WithDeletes
+}
+
+// CountFiles counts files.
+func CountFiles(files map[string]FileState) FileCounts {
+	var c FileCounts
+	for _, fs := range files {
+		c.add(fs, 1)
+	}
+	return c
+}
+
+// StoredUnit is one unit of a file map: the entries of one group (Group
+// set), or one entry on its own (Group "", one path), of one partition.
+type StoredUnit struct {
+	Partition string
+	Group     string
+	Paths     []string // sorted
+	Bytes     int64    // the members' SizeBytes
+}
+
+// unitRef names the unit an entry belongs to: its partition and its group,
+// or its own path when it has none.
+type unitRef struct {
+	partition, group, path string
+}
+
+func unitOf(path string, fs FileState) unitRef {
+	if fs.Group != "" {
+		return unitRef{partition: fs.Partition, group: fs.Group}
+	}
+	return unitRef{partition: fs.Partition, path: path}
+}
+
+// indexDelta is what a commit changes in a file map's index: the counts,
+// the reference count of each segment name and the members of each unit.
+type indexDelta struct {
+	counts FileCounts
+	segs   map[string]int
+	units  map[unitRef]*unitEdit
+}
+
+// unitEdit is the members a commit takes out of a unit and puts in.
+type unitEdit struct {
+	out, in map[string]int64 // path → SizeBytes
+}
+
+func newIndexDelta() *indexDelta {
+	return &indexDelta{segs: map[string]int{}, units: map[unitRef]*unitEdit{}}
+}
+
+// file records that the map's entry for path, fs, comes in (n 1) or goes
+// out (n -1).
+func (x *indexDelta) file(path string, fs FileState, n int) {
+	x.counts.add(fs, n)
+	for _, s := range fs.Segments {
+		x.segs[s] += n
+	}
+	ref := unitOf(path, fs)
+	e := x.units[ref]
+	if e == nil {
+		e = &unitEdit{out: map[string]int64{}, in: map[string]int64{}}
+		x.units[ref] = e
+	}
+	if n > 0 {
+		e.in[path] = fs.SizeBytes
+	} else {
+		e.out[path] = fs.SizeBytes
+	}
+}
+
+// unitState is a unit as an index keeps it.
+type unitState struct {
+	versioned
+	Bytes   int64    `json:"bytes"`
+	Unsized int      `json:"unsized"` // members without a recorded size
+	Paths   []string `json:"paths"`   // sorted
+}
+
+// apply takes e's members out of u and puts its new ones in.
+func (u *unitState) apply(e *unitEdit) {
+	keep := u.Paths[:0]
+	for _, p := range u.Paths {
+		if size, ok := e.out[p]; ok {
+			u.count(size, -1)
+			continue
+		}
+		keep = append(keep, p)
+	}
+	u.Paths = keep
+	for p, size := range e.in {
+		u.Paths = append(u.Paths, p)
+		u.count(size, 1)
+	}
+	slices.Sort(u.Paths)
+}
+
+func (u *unitState) count(size int64, n int) {
+	if size <= 0 {
+		u.Unsized += n
+		return
+	}
+	u.Bytes += int64(n) * size
+}
+
+// small reports whether the unit is small under below bytes.
+func (u *unitState) small(below int64) bool {
+	return len(u.Paths) > 0 && u.Unsized == 0 && u.Bytes < below
+}
+
+// scanSmallUnits is SmallUnits of a whole file map.
+func scanSmallUnits(files map[string]FileState, parts []string, below int64) []StoredUnit {
+	want := map[string]bool{}
+	for _, p := range parts {
+		want[p] = true
+	}
+	x := newIndexDelta()
+	for path, fs := range files {
+		if want[fs.Partition] {
+			x.file(path, fs, 1)
+		}
+	}
+	var out []StoredUnit
+	for ref, e := range x.units {
+		var u unitState
+		u.apply(e)
+		if u.small(below) {
+			out = append(out, StoredUnit{Partition: ref.partition, Group: ref.group, Paths: u.Paths, Bytes: u.Bytes})
+		}
+	}
+	sortUnits(out)
+	return out
+}
+
+func sortUnits(us []StoredUnit) {
+	slices.SortFunc(us, func(a, b StoredUnit) int {
+		if c := strings.Compare(a.Partition, b.Partition); c != 0 {
+			return c
+		}
+		if c := strings.Compare(a.Group, b.Group); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Paths[0], b.Paths[0])
+	})
+}
+
+// scanUnreferenced is UnreferencedSegments of a whole file map.
+func scanUnreferenced(files map[string]FileState, names []string) []string {
+	refs := map[string]bool{}
+	for _, fs := range files {
+		for _, s := range fs.Segments {
+			refs[s] = true
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if !refs[n] {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// lookupFiles is LookupFiles of a whole file map.
+func lookupFiles(files map[string]FileState, paths []string) map[string]FileState {
+	out := make(map[string]FileState, len(paths))
+	for _, p := range paths {
+		if fs, ok := files[p]; ok {
+			fs.Segments = slices.Clone(fs.Segments)
+			fs.KeyBounds = maps.Clone(fs.KeyBounds)
+			out[p] = fs
+		}
+	}
+	return out
+}
