@@ -171,8 +171,12 @@ func (u *unitState) small(below int64) bool {
 	return len(u.Paths) > 0 && u.Unsized == 0 && u.Bytes < below
 }
 
-// scanSmallUnits is SmallUnits of a whole file map.
-func scanSmallUnits(files map[string]FileState, parts []string, below int64) []StoredUnit {
+// MapFiles answers the reads of a FileIndex from a whole file map in
+// memory: for the Memory store, and for tests of what reads an index.
+type MapFiles map[string]FileState
+
+// SmallUnits is FileIndex.SmallUnits of the map.
+func (files MapFiles) SmallUnits(parts []string, below int64) []StoredUnit {
 	want := map[string]bool{}
 	for _, p := range parts {
 		want[p] = true
@@ -207,8 +211,8 @@ func sortUnits(us []StoredUnit) {
 	})
 }
 
-// scanUnreferenced is UnreferencedSegments of a whole file map.
-func scanUnreferenced(files map[string]FileState, names []string) []string {
+// Unreferenced is FileIndex.UnreferencedSegments of the map.
+func (files MapFiles) Unreferenced(names []string) []string {
 	refs := map[string]bool{}
 	for _, fs := range files {
 		for _, s := range fs.Segments {
@@ -225,8 +229,8 @@ func scanUnreferenced(files map[string]FileState, names []string) []string {
 	return slices.Compact(out)
 }
 
-// lookupFiles is LookupFiles of a whole file map.
-func lookupFiles(files map[string]FileState, paths []string) map[string]FileState {
+// Lookup is FileIndex.LookupFiles of the map (entries copied).
+func (files MapFiles) Lookup(paths []string) map[string]FileState {
 	out := make(map[string]FileState, len(paths))
 	for _, p := range paths {
 		if fs, ok := files[p]; ok {

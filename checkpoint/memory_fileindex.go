@@ -38,7 +38,7 @@ func (m *Memory) LookupFiles(_ context.Context, table string, paths []string) (m
 		return nil, err
 	}
 	defer unlock()
-	return lookupFiles(m.cps[table].Files, paths), nil
+	return MapFiles(m.cps[table].Files).Lookup(paths), nil
 }
 
 // SmallUnits returns the small units of the partitions parts.
@@ -48,7 +48,7 @@ func (m *Memory) SmallUnits(_ context.Context, table string, parts []string, bel
 		return nil, err
 	}
 	defer unlock()
-	return scanSmallUnits(m.cps[table].Files, parts, below), nil
+	return MapFiles(m.cps[table].Files).SmallUnits(parts, below), nil
 }
 
 // UnreferencedSegments returns the names no entry of the table's file map
@@ -59,5 +59,5 @@ func (m *Memory) UnreferencedSegments(_ context.Context, table string, names []s
 		return nil, err
 	}
 	defer unlock()
-	return scanUnreferenced(m.cps[table].Files, names), nil
+	return MapFiles(m.cps[table].Files).Unreferenced(names), nil
 }

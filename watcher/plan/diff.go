@@ -114,9 +114,19 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 		}
 		out.Remaps, out.RemapFallback = rm.groups, strings.Join(reasons, "; ")
 	}
+	if j.lazy != nil && len(c.broken) > 0 {
+		return nil, "a coalesced unit lost or changed a member (its members are in the whole map)", nil
+	}
 	c.regroup(lv, cp)
-	j.p.merge(c, lv, cp, j.units)
-	out.Keep = keep(lv, cp, c)
+	if err := j.p.merge(c, lv, cp, j.smallFinder(ctx, cp)); err != nil {
+		return nil, "", err
+	}
+	if j.lazy != nil {
+		out.KeptFiles = lv.baseSize() - len(c.leave)
+	} else {
+		out.Keep = keep(lv, cp, c)
+		out.KeptFiles = len(out.Keep)
+	}
 	out.Drop, out.LiveFiles, out.Replacing, out.Merged = c.drop, c.live, c.replacing, len(c.merging)
 	for path, fs := range c.refresh {
 		if !c.leave[path] { // a file regrouped or merged records its bounds when built
@@ -175,7 +185,7 @@ func compareAll(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapp
 func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, rm *remapping) (*comparison, []candidate, string) {
 	c := newComparison(rm)
 	c.leave = make(map[string]bool, len(lv.gone)) // every gone file leaves
-	c.live = len(cp.Files) - len(lv.gone)
+	c.live = lv.baseSize() - len(lv.gone)
 	var unresolved []candidate
 	for path, f := range lv.files {
 		old, ok := cp.Files[path]
@@ -194,6 +204,9 @@ func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, 
 		c.gone(path, cp.Files[path])
 	}
 	seqs, parts, noDeletes := j.meta.Version() >= 2, j.allPartitioned(), idx.empty()
+	if j.lazy != nil { // the counts showed every file would be skipped (lazyReason, no live delete file)
+		return c, nil, ""
+	}
 	for path, fs := range cp.Files {
 		if seqs && fs.DataSeq < 1 || parts && fs.Partition == "" {
 			return nil, nil, fmt.Sprintf("checkpoint has no data sequence number or partition for file %s "+

@@ -282,4 +282,19 @@
 //     is read to its end, so it costs what a whole read does and the plan
 //     is the same. Plan.Fallback says so when the summary's total
 //     disagrees with the fold.
+//
+//   - P14 Plans from an unread file map: PlanLazy plans from a
+//     checkpoint's header, the counts of its file map and a store's index
+//     of it (checkpoint.FileIndex), reading only the entries the plan
+//     names: the files the snapshots since the checkpoint added or
+//     removed, and the members of the small units of the partitions the
+//     run builds (read by size from the index, P10). The counts stand in
+//     for compareFold's pass over the map: it plans only when no
+//     checkpointed file was built with deletes or lacks its data sequence
+//     number or partition, and the snapshot has no live delete file, no
+//     replace snapshot is folded, no backfill is part-way and no coalesced
+//     unit lost a member; else it says why, and the caller plans from the
+//     whole map. Where it plans, the plan is PlanIndexed's of the whole
+//     map but for Keep, which it leaves nil (KeptFiles counts it); the
+//     planner's tests compare the two on every plan (checkLazy).
 package plan

@@ -41,6 +41,11 @@ func (j *job) fold(ctx context.Context, cp checkpoint.Checkpoint) (*live, string
 			return foldFailed(ctx, err)
 		}
 	}
+	if j.lazy != nil {
+		if reason, err := j.resolveBase(ctx, lv); reason != "" || err != nil {
+			return nil, reason, err
+		}
+	}
 	if reason := j.countReason(lv, cur); reason != "" {
 		return nil, reason, nil
 	}
@@ -112,7 +117,7 @@ func (j *job) foldSnapshot(ctx context.Context, lv *live, s table.Snapshot) erro
 				delete(lv.gone, path)
 			case iceberg.EntryStatusDELETED:
 				delete(lv.files, path)
-				if _, ok := lv.base[path]; ok {
+				if _, ok := lv.base[path]; ok || j.lazy != nil { // lazy: resolveBase keeps the checkpoint's
 					lv.gone[path] = true
 				}
 			}

@@ -25,6 +25,8 @@ type job struct {
 	classes map[int]keyClass
 	// units, when set, is the UnitIndex of the checkpoint planned from.
 	units *UnitIndex
+	// lazy, when set, is the checkpoint's unread file map (PlanLazy).
+	lazy *lazyBase
 }
 
 func (p *Planner) newJob(ctx context.Context, tableName string, tbl *table.Table, snap *table.Snapshot) (*job, error) {

@@ -82,7 +82,10 @@ func derefInt64(p *int64) int64 {
 // fold starts from the checkpoint's files (base), marks those removed
 // since (gone) and adds those added since (files).
 type live struct {
-	base    map[string]checkpoint.FileState
+	base map[string]checkpoint.FileState
+	// size is the checkpoint's file count when base holds only the
+	// entries a lazy plan read (PlanLazy); else 0 and base is whole.
+	size    int
 	gone    map[string]bool
 	files   map[string]liveFile
 	deletes []liveDelete
@@ -101,9 +104,17 @@ func (lv *live) has(path string) bool {
 	return ok && !lv.gone[path]
 }
 
+// baseSize is the number of files of the checkpoint folded from.
+func (lv *live) baseSize() int {
+	if lv.size > 0 {
+		return lv.size
+	}
+	return len(lv.base)
+}
+
 // count is the number of live data files.
 func (lv *live) count() int {
-	n := len(lv.base) - len(lv.gone)
+	n := lv.baseSize() - len(lv.gone)
 	for path := range lv.files {
 		if _, ok := lv.base[path]; !ok {
 			n++

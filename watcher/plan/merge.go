@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -35,15 +36,17 @@ type smallUnit struct {
 // data files in all, and only while the rest of the run builds at most
 // TargetSegmentBytes: a large append stays an append (batched, shared)
 // and the merge waits for a smaller run. Units that lost or changed a
-// member are not considered: regroup has rebuilt them. With idx (the
-// UnitIndex of cp) the small units are read from it; without, found by a
-// pass over cp's files.
-func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint, idx *UnitIndex) {
+// member are not considered: regroup has rebuilt them. find lists the
+// small units (smallFinder).
+func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint, find smallFinder) error {
 	if p.opts.MergeSmallUnits < 2 || p.opts.CoalesceBelowBytes <= 0 || len(c.pool) == 0 ||
 		poolBytes(c.pool) > p.opts.TargetSegmentBytes {
-		return
+		return nil
 	}
-	tiers := p.smallTiers(c, cp, poolPartitions(c.pool), idx)
+	tiers, err := p.smallTiers(c, poolPartitions(c.pool), find)
+	if err != nil {
+		return err
+	}
 	budget := p.opts.TargetSegmentBytes
 	for _, key := range slices.SortedFunc(maps.Keys(tiers), compareTierKeys) {
 		units := tiers[key]
@@ -57,6 +60,26 @@ func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint, idx *
 		for _, u := range take {
 			c.mergeUnit(u, lv, cp)
 		}
+	}
+	return nil
+}
+
+// smallFinder lists, per partition of parts, the checkpoint's small units
+// that no file of the run leaves or regroups.
+type smallFinder func(c *comparison, parts map[string]bool) (map[string][]*smallUnit, error)
+
+// smallFinder is how the job finds small units: in the store's index when
+// it plans from an unread map (lazySmallUnits), in the UnitIndex of cp
+// when it has one, else by a pass over cp's files.
+func (j *job) smallFinder(ctx context.Context, cp checkpoint.Checkpoint) smallFinder {
+	return func(c *comparison, parts map[string]bool) (map[string][]*smallUnit, error) {
+		switch {
+		case j.lazy != nil:
+			return j.lazySmallUnits(ctx, c, cp, parts)
+		case j.units != nil:
+			return j.units.smallUnits(c, cp, parts), nil
+		}
+		return j.p.smallUnits(c, cp, parts), nil
 	}
 }
 
@@ -108,13 +131,11 @@ func Tier(bytes int64, base int) int {
 
 // smallTiers groups the checkpoint's small units of the partitions parts
 // that the run leaves alone by partition and size tier.
-func (p *Planner) smallTiers(c *comparison, cp checkpoint.Checkpoint, parts map[string]bool, idx *UnitIndex) map[tierKey][]*smallUnit {
+func (p *Planner) smallTiers(c *comparison, parts map[string]bool, find smallFinder) (map[tierKey][]*smallUnit, error) {
 	out := map[tierKey][]*smallUnit{}
-	var small map[string][]*smallUnit
-	if idx != nil {
-		small = idx.smallUnits(c, cp, parts)
-	} else {
-		small = p.smallUnits(c, cp, parts)
+	small, err := find(c, parts)
+	if err != nil {
+		return nil, err
 	}
 	for part, units := range small {
 		for _, u := range units {
@@ -122,7 +143,7 @@ func (p *Planner) smallTiers(c *comparison, cp checkpoint.Checkpoint, parts map[
 			out[k] = append(out[k], u)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // smallUnits lists, per partition of parts, the checkpoint's units that

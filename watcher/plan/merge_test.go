@@ -46,6 +46,13 @@ func TestPlanner_Plan_MergesSmallUnitsAcrossRuns(t *testing.T) {
 	if !merged.Replacing || len(merged.Build) != 2 || len(merged.Keep) != 0 || len(unitFilesOf(merged)) != 5 {
 		t.Fatalf("P10: the fifth run must pack the 4 small units into one unit and its file into another, replacing: %+v", merged)
 	}
+	header := cp
+	header.Files = nil
+	lazy, read, reason, err := p.PlanLazy(t.Context(), tableName, l.load(), header, checkpoint.CountFiles(cp.Files), mapFiles(cp.Files))
+	if err != nil || reason != "" || lazy.Merged != 4 || len(read) != 4 {
+		t.Fatalf("P14: the merge from the unread map: merged %v, read %d entries, reason %q, err %v; want 4 merged, 4 read",
+			lazy, len(read), reason, err)
+	}
 	var packed plan.Unit
 	for _, u := range merged.Build {
 		if len(u.Files) == 4 {

@@ -79,7 +79,10 @@ type Plan struct {
 	// checkpoint's state (Partition and DataSeq refreshed from the
 	// snapshot). Read only: when every checkpointed file is kept as
 	// recorded it is the checkpoint's own Files map.
+	// Nil in a plan from an unread file map (PlanLazy).
 	Keep map[string]checkpoint.FileState
+	// KeptFiles counts the files kept (len(Keep) when Keep is set).
+	KeptFiles int
 	// Drop are files of the checkpoint no longer live (sorted), except
 	// those a remapped group retires.
 	Drop []string

@@ -3,6 +3,8 @@ package plan_test
 import (
 	"context"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -30,7 +32,61 @@ func plans(t testing.TB, p *plan.Planner, tbl *table.Table, cp checkpoint.Checkp
 	if a, b := describe(inc), describe(full); a != b {
 		t.Fatalf("P1: incremental plan (fallback %q) differs from the full-state diff, %s", inc.Fallback, firstDiff(a, b))
 	}
+	checkLazy(t, p, tbl, cp, inc)
 	return inc
+}
+
+// checkLazy checks P14: where PlanLazy plans from cp's unread map, its plan
+// is want but for Keep (nil, KeptFiles counts it), and the entries it read
+// are cp's entries of every checkpointed file the plan names.
+func checkLazy(t testing.TB, p *plan.Planner, tbl *table.Table, cp checkpoint.Checkpoint, want *plan.Plan) {
+	t.Helper()
+	if cp.SnapshotID == 0 {
+		return
+	}
+	header := cp
+	header.Files = nil
+	got, read, reason, err := p.PlanLazy(context.Background(), tableName, tbl, header, checkpoint.CountFiles(cp.Files), mapFiles(cp.Files))
+	if err != nil {
+		t.Fatalf("lazy plan: %v", err)
+	}
+	if reason != "" {
+		return
+	}
+	if a, b := withoutKeep(describe(got)), withoutKeep(describe(want)); a != b || got.Keep != nil || got.KeptFiles != len(want.Keep) ||
+		!got.Incremental {
+		t.Fatalf("P14: lazy plan (kept %d, incremental %v) differs from the plan of the whole map (kept %d): %s",
+			got.KeptFiles, got.Incremental, len(want.Keep), firstDiff(a, b))
+	}
+	named := slices.Clone(got.Drop)
+	for _, u := range got.Build {
+		for _, f := range u.Files {
+			if _, ok := cp.Files[f.Path]; ok {
+				named = append(named, f.Path)
+			}
+		}
+	}
+	for _, path := range named {
+		if fs, ok := read[path]; !ok || !reflect.DeepEqual(fs, cp.Files[path]) {
+			t.Fatalf("P14: lazy plan names checkpointed file %s but read %+v (%v), the checkpoint has %+v", path, fs, ok, cp.Files[path])
+		}
+	}
+}
+
+func withoutKeep(s string) string {
+	lines := strings.Split(s, "\n")
+	return strings.Join(slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, "keep ") }), "\n")
+}
+
+// mapFiles reads a whole file map as a store's index does (plan.Files).
+type mapFiles checkpoint.MapFiles
+
+func (m mapFiles) LookupFiles(_ context.Context, paths []string) (map[string]checkpoint.FileState, error) {
+	return checkpoint.MapFiles(m).Lookup(paths), nil
+}
+
+func (m mapFiles) SmallUnits(_ context.Context, parts []string, below int64) ([]checkpoint.StoredUnit, error) {
+	return checkpoint.MapFiles(m).SmallUnits(parts, below), nil
 }
 
 // P4: appends fold; the checkpoint's files are kept, only new ones built.
