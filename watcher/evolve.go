@@ -82,6 +82,9 @@ func (r *runner) evolveSchema(ctx context.Context, src *Source, uuid string, cp 
 		return cp, nil
 	}
 	r.rebuildTag = "s" + strconv.Itoa(next.ID)
+	if cp, err = r.wholeCheckpoint(ctx); err != nil { // every file is rebuilt
+		return cp, err
+	}
 	return markAllChanged(cp), nil
 }
 

@@ -251,7 +251,7 @@ func (r *runner) planned(p *plan.Plan) {
 	a.planned = true
 	a.log.add(infoLine("planned", map[string]string{
 		attrSnapshot: itoa(p.SnapshotID), "files_to_build": itoa(files), "units": itoa(len(p.Build)),
-		"files_to_drop": itoa(len(p.Drop)), "files_kept": itoa(len(p.Keep)), "live_files": itoa(p.LiveFiles),
+		"files_to_drop": itoa(len(p.Drop)), "files_kept": itoa(p.KeptFiles), "live_files": itoa(p.LiveFiles),
 		"replacing": boolString(p.Replacing), "incremental": boolString(p.Incremental),
 	}))
 	if k := p.KeyIndex; k.Files > 0 {

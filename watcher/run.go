@@ -57,6 +57,9 @@ type runner struct {
 	// successful run); ix holds its indexes, each once built.
 	cp checkpoint.Checkpoint
 	ix fileIndexes
+	// lazy is set while cp's file map holds only the entries the run read
+	// (loadIndexed): the store's index answers for the rest.
+	lazy *lazyCheckpoint
 	// rebuildTag, set by evolveSchema, names the segments of a run that
 	// rebuilds the table for a schema change (unitBases).
 	rebuildTag string
@@ -95,10 +98,11 @@ func (r *runner) execute(ctx context.Context) error {
 		return err
 	}
 	r.phase("plan")
-	p, err := r.w.deps.Planner.PlanIndexed(ctx, r.table.Name, src.Table, planFrom, r.unitIndex())
+	p, err := r.plan(ctx, src.Table, planFrom)
 	if err != nil {
 		return fmt.Errorf("plan snapshot of %s: %w", r.table.Name, err)
 	}
+	cp = r.cp // read whole, or holding the entries a lazy plan read
 	r.run.SnapshotID = p.SnapshotID
 	r.planned(p)
 	r.noteRemaps(p)
@@ -128,7 +132,7 @@ func (r *runner) execute(ctx context.Context) error {
 	} else if t, err = r.revertAbandoned(ctx, t); err == nil {
 		err = r.appendBatches(ctx, t)
 	}
-	if err == nil {
+	if err == nil && r.lazy == nil && !r.w.opts.RunsOnce { // a lazy run's map holds only what it read
 		r.w.checkpoints.put(r.table.Name, r.cp, r.ix)
 		r.observe(ctx, src.Table.Metadata(), r.cp.SnapshotID)
 	}
@@ -145,6 +149,9 @@ func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSu
 		}
 		r.cp, r.ix, r.base = cp, ix, sum
 		return cp, nil
+	}
+	if cp, ok, err := r.loadIndexed(ctx, sum); ok || err != nil {
+		return cp, err
 	}
 	cp, err := r.w.deps.Store.GetCheckpoint(ctx, r.table.Name)
 	if err != nil && !errors.Is(err, checkpoint.ErrNotFound) {

@@ -17,7 +17,7 @@ import (
 // snapshot's added files, never a duplicate (docs/ARCHITECTURE.md).
 func (r *runner) appendBatches(ctx context.Context, t target) error {
 	bs := batches(t.plan.Build, r.w.opts.BatchFiles, r.w.opts.BatchBytes)
-	kept := len(t.plan.Keep)
+	kept := t.plan.KeptFiles
 	for _, g := range t.plan.Remaps {
 		kept += len(g.Files) // Pinot holds them already
 	}

@@ -41,7 +41,10 @@ func (r *runner) planSwap(ctx context.Context, t target) (swapPlan, error) {
 			}
 		}
 	}
-	candidates := orphanCandidates(t, r.segmentRefs(t.old.Files), plan.SegmentPrefix(r.table.Name))
+	candidates, err := r.orphanCandidates(ctx, t)
+	if err != nil {
+		return sw, err
+	}
 	if len(candidates) == 0 {
 		return sw, nil
 	}
@@ -62,6 +65,25 @@ func (r *runner) planSwap(ctx context.Context, t target) (swapPlan, error) {
 			slog.Int64("token", mine), slog.Any("segments", sw.left))
 	}
 	return sw, nil
+}
+
+// orphanCandidates are the served segments of the table's prefix that no
+// checkpoint entry lists and no unit of the plan builds: from the store's
+// index when the run's map is partial (lazy), else from the reference
+// counts of the run's map.
+func (r *runner) orphanCandidates(ctx context.Context, t target) ([]string, error) {
+	if r.lazy == nil {
+		return orphanCandidates(t, r.segmentRefs(t.old.Files), plan.SegmentPrefix(r.table.Name)), nil
+	}
+	names := orphanCandidates(t, nil, plan.SegmentPrefix(r.table.Name))
+	if len(names) == 0 {
+		return nil, nil
+	}
+	out, err := r.lazy.fi.UnreferencedSegments(ctx, r.table.Name, names)
+	if err != nil {
+		return nil, fmt.Errorf("read checkpointed segments: %w", err)
+	}
+	return out, nil
 }
 
 // orphanCandidates are served segments of the table's prefix that no

@@ -53,6 +53,12 @@ type Options struct {
 	// DeleteCacheBytes bounds the decoded delete files the replica keeps
 	// for its builds (B2; default DefaultDeleteCacheBytes).
 	DeleteCacheBytes int64
+	// RunsOnce: the process runs once and exits (floe sync), so it keeps
+	// no checkpoint for a later run: a run plans from the store's index of
+	// the file map where the store keeps one (plan P14) instead of reading
+	// the map whole. A long-lived replica does so only for maps larger
+	// than its checkpoint cache holds.
+	RunsOnce bool
 }
 
 // Deps are the parts a Watcher drives.

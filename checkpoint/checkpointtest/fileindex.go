@@ -88,9 +88,7 @@ func randomDelta(rng *rand.Rand, files map[string]checkpoint.FileState, step int
 		}
 	}
 	if step%7 == 3 { // at least half of the map leaves: Bolt rewrites the bucket
-		for _, p := range paths[:len(paths)*2/3] {
-			d.Delete = append(d.Delete, p)
-		}
+		d.Delete = append(d.Delete, paths[:len(paths)*2/3]...)
 	}
 	for range rng.IntN(6) {
 		p, fs := randomFile(rng, step)

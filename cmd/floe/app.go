@@ -111,7 +111,7 @@ func newUploader(ctx context.Context, cfg config.Pinot, pol *egress.Policy) (pin
 // newApp wires store, catalogs, Pinot and the watcher. Every log line
 // from here on passes the redactor, which knows the configured secrets at
 // once and each connection's when it is stored or opened (I7).
-func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, error) {
+func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger, tune ...func(*watcher.Options)) (*app, error) {
 	red := redact.New()
 	red.Set("config", configSecrets(cfg)...)
 	logger = slog.New(redact.NewHandler(logger.Handler(), red))
@@ -140,10 +140,14 @@ func newApp(ctx context.Context, cfg config.Config, logger *slog.Logger) (*app, 
 		return nil, err
 	}
 	loader := newCatalogLoader(store, logger, cfg.Security.Policy(), red)
+	wo := watcherOptions(cfg.Watcher)
+	for _, f := range tune {
+		f(&wo)
+	}
 	w := watcher.New(watcher.Deps{
 		Store: store, Loader: loader, LagLoader: loader, Builder: watcher.IcebergBuilder{}, Uploader: up, Logger: logger,
 		Work: workQueue(cfg.Watcher, store), Scrub: red.Scrub, Metrics: reg,
-	}, watcherOptions(cfg.Watcher))
+	}, wo)
 	dropper, _ := up.(pinot.TableDropper)
 	reg.CountTables(w.TableCount)
 	n, err := newNotifier(ctx, cfg, store, w, reg, logger)

@@ -36,7 +36,7 @@ func cmdSync(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	a, err := newApp(ctx, cfg, newLogger(cfg.Log, stderr))
+	a, err := newApp(ctx, cfg, newLogger(cfg.Log, stderr), runsOnce)
 	if errors.Is(err, checkpoint.ErrStoreLocked) {
 		return fmt.Errorf("%w; a floe serve or demo is using this store: ask it to sync the table with 'floe trigger %s -wait'",
 			err, *tableName)
@@ -84,3 +84,6 @@ func clientRun(r checkpoint.Run) client.Run {
 	}
 	return out
 }
+
+// runsOnce tunes the watcher of a process that syncs once and exits.
+func runsOnce(o *watcher.Options) { o.RunsOnce = true }

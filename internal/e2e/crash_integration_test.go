@@ -174,6 +174,9 @@ func (c *cluster) waitMoment(r *replica, table, target string, rng *rand.Rand) {
 	before := c.manifest(table)
 	deadline := time.Now().Add(8 * time.Second)
 	for time.Now().Before(deadline) {
+		if exited, _ := r.proc.Exited(); exited { // a `floe sync` process that finished
+			return
+		}
 		switch target {
 		case "sink":
 			if !slices.Equal(c.manifest(table), before) {
@@ -199,12 +202,15 @@ func (c *cluster) waitMoment(r *replica, table, target string, rng *rand.Rand) {
 // log), else it is thawed.
 func (c *cluster) frozenIn(r *replica, phase string) bool {
 	if err := r.freeze(); err != nil {
+		if c.exits(r, time.Second) { // a `floe sync` process that finished
+			return false
+		}
 		c.t.Fatalf("freeze %s: %v", r.name, err)
 	}
 	if lastPhase(r) == phase {
 		return true
 	}
-	if err := r.thaw(); err != nil {
+	if err := r.thaw(); err != nil && !c.exits(r, time.Second) {
 		c.t.Fatalf("thaw %s: %v", r.name, err)
 	}
 	return false
@@ -286,4 +292,101 @@ func (c *cluster) assertAbandoned(table string) {
 	if abandoned == 0 {
 		c.t.Error("no interrupted run was marked ABANDONED")
 	}
+}
+
+// I2 for `floe sync` processes on the embedded store, whose runs plan from
+// the store's index of the file map (plan P14) and read the whole map only
+// when the plan needs it: SIGKILLs land at observed and random moments of
+// sync processes while the table gains small files (merged, P10), has
+// its files overwritten (merged units dropped: a run that reads the whole
+// map) and is compacted (a remap: the whole map too). A sync run to
+// completion then leaves exactly the snapshot's rows, no orphan segment,
+// no run RUNNING and nothing of a dead run in the work directory or the
+// sink; an append after it plans from the index again.
+func TestCrash_SIGKILLSyncProcessesConverge(t *testing.T) {
+	seed := seedFromEnv(rand.Uint64())
+	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	c := newCluster(t, settings{replicas: 1, leaseTTL: 2 * time.Second, batchFiles: 3, buildParallelism: 2,
+		claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?", mergeSmallUnits: 3, embedded: true})
+	c.lake.appendFiles(12, 20_000)
+	r := c.start(0)
+	c.createTable(r, "events")
+	c.waitConverged("events", 60*time.Second)
+	r.proc.Stop() // the embedded store is one process's at a time
+	phases := map[string]int{}
+	moments := []string{"plan", "build", "push", "commit", "swap", "sink", "random"}
+	const rounds = 10
+	indexed := 0 // runs that planned from the store's file index
+	for round := range rounds {
+		switch round {
+		case 8:
+			c.lake.compact()
+		case 2, 7:
+			c.lake.overwrite(100_000)
+		default:
+			c.lake.appendFiles(1+rng.IntN(2), 20_000)
+		}
+		r.proc = c.startProcess(r, "sync", "-table", "events")
+		c.waitMoment(r, "events", moments[round%len(moments)], rng)
+		phases[lastPhase(r)]++
+		r.kill()
+		indexed += len(r.logLines(`"msg":"plan read the checkpoint from the store's file index"`))
+		for _, l := range r.logLines(`"msg":"plan reads the whole checkpoint"`) {
+			t.Logf("round %d: %s", round, l)
+		}
+	}
+	c.syncUntilDone(r, "events", 60*time.Second)
+	c.lake.appendFiles(1, 20_000) // an append after it all plans from the index again
+	c.syncUntilDone(r, "events", 60*time.Second)
+	if len(r.logLines(`"msg":"plan read the checkpoint from the store's file index"`)) != 1 {
+		t.Fatalf("the append after the kills did not plan from the file index (P14): %v",
+			r.logLines(`"msg":"plan reads the whole checkpoint"`))
+	}
+	c.start(0) // for its API; the table's schedule starts no run before the checks
+	cp := c.waitConverged("events", 30*time.Second)
+	c.assertExact("events", cp)
+	c.assertNoDeadWorkDirs()
+	c.assertNoLeftoverTemps()
+	c.assertAbandoned("events")
+	t.Logf("kills by the phase the run was in: %v; %d killed runs planned from the file index", phases, indexed)
+	if mid := rounds - phases[""]; mid < rounds/2 {
+		t.Fatalf("only %d of %d kills landed during a run (%v): the test did not exercise crashes mid-run", mid, rounds, phases)
+	}
+	if indexed == 0 {
+		t.Fatalf("none of %d killed runs planned from the file index (P14)", rounds)
+	}
+}
+
+// exits reports whether r's process exits within timeout.
+func (c *cluster) exits(r *replica, timeout time.Duration) bool {
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if exited, _ := r.proc.Exited(); exited {
+			return true
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return false
+}
+
+// syncUntilDone runs `floe sync` of table as replica r until one exits
+// successfully, or fails the test after timeout.
+func (c *cluster) syncUntilDone(r *replica, table string, timeout time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		r.proc = c.startProcess(r, "sync", "-table", table)
+		for {
+			if exited, err := r.proc.Exited(); exited {
+				if err == nil {
+					return
+				}
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	c.t.Fatalf("no floe sync of %s succeeded within %s", table, timeout)
 }

@@ -38,6 +38,9 @@ type settings struct {
 	drainGrace time.Duration
 	// lagInterval is watcher.lagInterval (0: floe's default, 30 s).
 	lagInterval time.Duration
+	// embedded, when set, gives the replicas the embedded store (one
+	// bbolt file, one process at a time) instead of the redis-server.
+	embedded bool
 }
 
 // cluster is a set of `floe serve` replicas sharing one redis-server, one
@@ -48,6 +51,7 @@ type cluster struct {
 	redisURL string
 	sink     string
 	work     string
+	db       string // the embedded store's file (settings.embedded)
 	lake     *lake
 	set      settings
 	replicas []*replica
@@ -67,8 +71,11 @@ type replica struct {
 
 func newCluster(t *testing.T, set settings) *cluster {
 	t.Helper()
-	c := &cluster{t: t, bin: testpeer.BuildFloe(t), redisURL: testpeer.StartRedis(t), sink: t.TempDir(),
-		work: t.TempDir(), lake: newLake(t), set: set}
+	c := &cluster{t: t, bin: testpeer.BuildFloe(t), sink: t.TempDir(),
+		work: t.TempDir(), db: filepath.Join(t.TempDir(), "floe.db"), lake: newLake(t), set: set}
+	if !set.embedded {
+		c.redisURL = testpeer.StartRedis(t)
+	}
 	for i := range set.replicas {
 		c.replicas = append(c.replicas, &replica{name: fmt.Sprintf("replica-%d", i), redisURL: c.redisURL})
 	}
@@ -80,9 +87,7 @@ func (c *cluster) config(r *replica) string {
 	return fmt.Sprintf(`server:
   addr: %s
 store:
-  redis:
-    url: %s
-    keyPrefix: "e2e:"
+%s
 pinot:
   segmentDir: %s
   controllerURL: %q
@@ -114,11 +119,19 @@ connections:
     props:
       uri: %s
       catalog-name: %s
-`, r.addr, r.redisURL, c.sink, c.controllerURL(), r.name, c.set.leaseTTL, c.work, c.set.batchFiles, c.set.buildParallelism,
+`, r.addr, c.storeConfig(r), c.sink, c.controllerURL(), r.name, c.set.leaseTTL, c.work, c.set.batchFiles, c.set.buildParallelism,
 		c.set.claimTimeout, c.coalesceBelowBytes(), c.set.mergeSmallUnits, c.set.schedule, cmp.Or(c.set.drainGrace, 20*time.Second),
 		cmp.Or(c.set.lagInterval, 30*time.Second),
 		filepath.Dir(c.lake.db), c.lake.db,
 		catalogName)
+}
+
+// storeConfig is the store section of replica r's configuration.
+func (c *cluster) storeConfig(r *replica) string {
+	if c.set.embedded {
+		return "  path: " + c.db
+	}
+	return fmt.Sprintf("  redis:\n    url: %s\n    keyPrefix: \"e2e:\"", r.redisURL)
 }
 
 // coalesceBelowBytes is the scenario's watcher.coalesceBelowBytes.
@@ -142,15 +155,23 @@ func (c *cluster) controllerURL() string {
 func (c *cluster) start(i int) *replica {
 	c.t.Helper()
 	r := c.replicas[i]
+	r.proc = c.startProcess(r, "serve")
+	testpeer.WaitHTTP(c.t, "http://"+r.addr+"/healthz", 60*time.Second, nil)
+	return r
+}
+
+// startProcess starts floe with args as replica r, with r's configuration
+// (on a new API port).
+func (c *cluster) startProcess(r *replica, args ...string) *testpeer.Process {
+	c.t.Helper()
 	r.addr = "127.0.0.1:" + strconv.Itoa(testpeer.FreePort(c.t))
 	dir := c.t.TempDir()
 	cfg := filepath.Join(dir, "floe.yaml")
 	if err := os.WriteFile(cfg, []byte(c.config(r)), 0o600); err != nil {
 		c.t.Fatal(err)
 	}
-	r.proc = testpeer.Start(c.t, testpeer.ProcessSpec{Name: r.name, Cmd: cmp.Or(r.bin, c.bin), Args: []string{"serve", "-config", cfg}, Dir: dir})
-	testpeer.WaitHTTP(c.t, "http://"+r.addr+"/healthz", 60*time.Second, nil)
-	return r
+	return testpeer.Start(c.t, testpeer.ProcessSpec{Name: r.name + "-" + args[0], Cmd: cmp.Or(r.bin, c.bin),
+		Args: append(args, "-config", cfg), Dir: dir})
 }
 
 // startAll starts every replica.
