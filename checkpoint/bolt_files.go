@@ -28,29 +28,38 @@ func (b *Bolt) CommitCheckpointDelta(_ context.Context, lease Lease, d Checkpoin
 			return err
 		}
 		x := newIndexDelta()
-		count, err := applyBoltDelta(tx, lease.Table, d, old.FileCount, x)
+		count, rewrote, err := applyBoltDelta(tx, lease.Table, d, old.FileCount, x)
 		if err != nil {
 			return err
 		}
 		h := newHeader(cp)
 		h.FileCount = count
-		if err := updateIndex(tx, lease.Table, x, old, h); err != nil {
+		if rewrote { // most entries left: indexing those that stay costs less than taking the others out
+			err = rebuildIndex(tx, lease.Table, h)
+		} else {
+			err = updateIndex(tx, lease.Table, x, old, h)
+		}
+		if err != nil {
 			return err
 		}
 		return putJSON(tx.Bucket(bktCheckpoints), lease.Table, "checkpoint", h)
 	})
 }
 
-// applyBoltDelta writes d's files, records in x the entries it takes out
-// and puts in, and returns the new file count, kept from the old count so
-// a commit costs the size of the delta. Deletions go in key order, each
-// found once by a cursor; a delta that deletes at least half of the
-// table's files (a compaction's remap) rewrites the bucket with the files
-// that stay instead.
-func applyBoltDelta(tx *bolt.Tx, table string, d CheckpointDelta, oldCount int, x *indexDelta) (int, error) {
+// applyBoltDelta writes d's files and returns the new file count, kept
+// from the old count so a commit costs the size of the delta. Deletions go
+// in key order, each found once by a cursor; a delta that deletes at least
+// half of the table's files (a compaction's remap) rewrites the bucket
+// with the files that stay instead (rewrote). Unless it rewrote, x records
+// the entries it took out and put in.
+func applyBoltDelta(tx *bolt.Tx, table string, d CheckpointDelta, oldCount int, x *indexDelta) (count int, rewrote bool, err error) {
 	parent, key, dels := tx.Bucket(bktFiles), []byte(table), d.deletions()
+	rewrote = len(dels) > 0 && 2*len(dels) >= oldCount && parent.Bucket(key) != nil
 	dec := newFileDecoder(table)
 	out := func(k, v []byte) error {
+		if rewrote {
+			return nil
+		}
 		fs, err := dec.decode(string(k), v)
 		if err != nil {
 			return err
@@ -58,35 +67,31 @@ func applyBoltDelta(tx *bolt.Tx, table string, d CheckpointDelta, oldCount int, 
 		x.file(string(k), fs, -1)
 		return nil
 	}
-	var (
-		bkt   *bolt.Bucket
-		count int
-		err   error
-	)
-	if len(dels) > 0 && 2*len(dels) >= oldCount && parent.Bucket(key) != nil {
-		bkt, count, err = rewriteFiles(parent, key, dels, out)
+	var bkt *bolt.Bucket
+	if rewrote {
+		bkt, count, err = rewriteFiles(parent, key, dels)
 	} else {
 		bkt, count, err = deleteFiles(parent, key, dels, oldCount, out)
 	}
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	for p, fs := range d.Set {
 		if v := bkt.Get([]byte(p)); v == nil {
 			count++
 		} else if err := out([]byte(p), v); err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		raw, err := encodeFile(fs)
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		if err := bkt.Put([]byte(p), raw); err != nil {
-			return 0, fmt.Errorf("put file %q: %w", p, err)
+			return 0, false, fmt.Errorf("put file %q: %w", p, err)
 		}
 		x.file(p, fs, 1)
 	}
-	return count, nil
+	return count, rewrote, nil
 }
 
 // deleteFiles removes the sorted paths dels from the table's file bucket
@@ -115,10 +120,9 @@ func deleteFiles(parent *bolt.Bucket, key []byte, dels []string, count int, out 
 }
 
 // rewriteFiles replaces the table's file bucket with one that holds its
-// files but the sorted paths dels (each handed to out), and returns it
-// with its file count: one ordered pass over the bucket, no search per
-// deleted file.
-func rewriteFiles(parent *bolt.Bucket, key []byte, dels []string, out func(k, v []byte) error) (*bolt.Bucket, int, error) {
+// files but the sorted paths dels, and returns it with its file count: one
+// ordered pass over the bucket, no search per deleted file.
+func rewriteFiles(parent *bolt.Bucket, key []byte, dels []string) (*bolt.Bucket, int, error) {
 	var stay [][2][]byte
 	c, i := parent.Bucket(key).Cursor(), 0
 	for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -126,9 +130,6 @@ func rewriteFiles(parent *bolt.Bucket, key []byte, dels []string, out func(k, v 
 			i++
 		}
 		if i < len(dels) && dels[i] == string(k) {
-			if err := out(k, v); err != nil {
-				return nil, 0, err
-			}
 			continue
 		}
 		// Copied: the old bucket's pages are freed, and the file may be
