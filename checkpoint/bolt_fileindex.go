@@ -21,6 +21,23 @@ var (
 
 var _ FileIndex = (*Bolt)(nil)
 
+// inStep returns the table's index bucket, or ErrIndexStale when the
+// index is not the one the checkpoint's own commit wrote (C14).
+func inStep(tx *bolt.Tx, table string) (*bolt.Bucket, error) {
+	var h checkpointHeader
+	if err := getJSON(tx.Bucket(bktCheckpoints), table, "checkpoint of table "+quote(table), &h); err != nil {
+		return nil, err
+	}
+	s, ok, err := readStamp(tx, table)
+	if err != nil {
+		return nil, err
+	}
+	if !ok || !s.matches(h) {
+		return nil, fmt.Errorf("file index of table %s: %w", quote(table), ErrIndexStale)
+	}
+	return tx.Bucket(bktFileIndex).Bucket([]byte(table)), nil
+}
+
 // indexStamp says which commit a table's file index is in step with, and
 // counts the file map (C14).
 type indexStamp struct {
@@ -266,8 +283,11 @@ func (b *Bolt) LookupFiles(_ context.Context, table string, paths []string) (map
 func (b *Bolt) SmallUnits(_ context.Context, table string, parts []string, below int64) ([]StoredUnit, error) {
 	var out []StoredUnit
 	err := b.view("small units of table "+quote(table), func(tx *bolt.Tx) error {
-		ib := tx.Bucket(bktFileIndex).Bucket([]byte(table))
-		if ib == nil || ib.Bucket(bktIndexSmall) == nil {
+		ib, err := inStep(tx, table)
+		if err != nil {
+			return err
+		}
+		if ib.Bucket(bktIndexSmall) == nil {
 			return nil
 		}
 		units, c := ib.Bucket(bktIndexUnits), ib.Bucket(bktIndexSmall).Cursor()
@@ -321,8 +341,11 @@ func (b *Bolt) UnreferencedSegments(_ context.Context, table string, names []str
 		left[n] = true
 	}
 	err := b.view("unreferenced segments of table "+quote(table), func(tx *bolt.Tx) error {
-		ib := tx.Bucket(bktFileIndex).Bucket([]byte(table))
-		if ib == nil || ib.Bucket(bktIndexSegs) == nil {
+		ib, err := inStep(tx, table)
+		if err != nil {
+			return err
+		}
+		if ib.Bucket(bktIndexSegs) == nil {
 			return nil
 		}
 		segs := ib.Bucket(bktIndexSegs)

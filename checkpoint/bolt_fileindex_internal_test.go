@@ -1,6 +1,7 @@
 package checkpoint
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -42,6 +43,12 @@ func TestBolt_FileIndexRebuiltAfterOlderRelease(t *testing.T) {
 	}
 	if _, _, ok, err := b.IndexedCheckpoint(ctx, "t"); err != nil || ok {
 		t.Fatalf("without an index: in step %v, err %v; want out of step", ok, err)
+	}
+	if _, err := b.SmallUnits(ctx, "t", []string{""}, 100); !errors.Is(err, ErrIndexStale) {
+		t.Fatalf("small units without an index: %v, want ErrIndexStale", err)
+	}
+	if _, err := b.UnreferencedSegments(ctx, "t", []string{"t_a_0"}); !errors.Is(err, ErrIndexStale) {
+		t.Fatalf("unreferenced segments without an index: %v, want ErrIndexStale (not every name an orphan)", err)
 	}
 	d := CheckpointDelta{Header: Checkpoint{Table: "t", SnapshotID: 2}, Delete: []string{"a"},
 		Set: map[string]FileState{"d": {Segments: []string{"t_d_0"}, SizeBytes: 5, DataSeq: 2}}}

@@ -79,8 +79,10 @@
 //     delta, so that after it IndexedCheckpoint's counts, LookupFiles,
 //     SmallUnits and UnreferencedSegments answer exactly as the whole map
 //     would. An index not written by the checkpoint's own commit (a store
-//     last written by a release without indexes) is reported out of step,
-//     never used, and rebuilt from the stored map by the next commit.
+//     last written by a release without indexes) is reported out of step
+//     (IndexedCheckpoint's ok false; SmallUnits and UnreferencedSegments
+//     fail with ErrIndexStale), and rebuilt from the stored map by the
+//     next commit.
 //
 // Fields the store owns: CommitCheckpoint sets Checkpoint.LeaseToken to the
 // lease's token and fills a zero CommittedAt with the current time; every

@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
@@ -24,12 +25,20 @@ type FileIndex interface {
 	LookupFiles(ctx context.Context, table string, paths []string) (map[string]FileState, error)
 	// SmallUnits returns the units of the partitions parts whose members
 	// all record a size and add up to less than below bytes, sorted by
-	// partition, then group, then first path.
+	// partition, then group, then first path. A unit is the entries of one
+	// group within one partition (a group never spans partitions: the
+	// planner coalesces and remaps within one), or one entry on its own.
+	// SmallUnits and UnreferencedSegments fail with ErrIndexStale when
+	// the index is not in step.
 	SmallUnits(ctx context.Context, table string, parts []string, below int64) ([]StoredUnit, error)
 	// UnreferencedSegments returns, sorted, the names of names that no
 	// entry of the map lists.
 	UnreferencedSegments(ctx context.Context, table string, names []string) ([]string, error)
 }
+
+// ErrIndexStale: a table's file index is not in step with its checkpoint
+// (FileIndex.IndexedCheckpoint reports it; the index reads refuse).
+var ErrIndexStale = errors.New("file index not in step with the checkpoint")
 
 // FileCounts counts what a plan needs to know of a whole file map without
 // reading it.

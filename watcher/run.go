@@ -132,16 +132,20 @@ func (r *runner) execute(ctx context.Context) error {
 	} else if t, err = r.revertAbandoned(ctx, t); err == nil {
 		err = r.appendBatches(ctx, t)
 	}
-	if err == nil && r.lazy == nil && !r.w.opts.RunsOnce { // a lazy run's map holds only what it read
-		r.w.checkpoints.put(r.table.Name, r.cp, r.ix)
+	if err == nil {
+		if r.lazy == nil && !r.w.opts.RunsOnce { // a lazy run's map holds only what it read
+			r.w.checkpoints.put(r.table.Name, r.cp, r.ix)
+		}
 		r.observe(ctx, src.Table.Metadata(), r.cp.SnapshotID)
 	}
 	return err
 }
 
 // loadCheckpoint returns the checkpoint the store summarises as sum: this
-// replica's cached copy when it committed it last, else the store's. The
-// run owns the returned file map (commitDelta changes it in place).
+// replica's cached copy when it committed it last, else the store's, whose
+// file map is read whole unless the run plans from the store's file index
+// (loadIndexed: the map then starts empty). The run owns the returned file
+// map (commitDelta changes it in place).
 func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, error) {
 	if cp, ix, ok := r.w.checkpoints.take(r.table.Name, sum); ok {
 		if ix.units == nil { // a replica that keeps the checkpoint plans its merges from an index
@@ -180,9 +184,11 @@ func (r *runner) segmentRefs(files map[string]checkpoint.FileState) segmentRefs 
 }
 
 // unitIndex is the UnitIndex of the checkpoint the run plans from: nil
-// when none was built (the first run of a replica, or of a `floe sync`,
-// walks the files instead) or when the run plans from a changed copy of
-// its checkpoint (a rebuild for a schema change).
+// when none was built (the first run of a replica, or a run that reads
+// the whole map without keeping it, walks the files instead; a run planned
+// from the store's file index reads small units there) or when the run
+// plans from a changed copy of its checkpoint (a rebuild for a schema
+// change).
 func (r *runner) unitIndex() *plan.UnitIndex {
 	if r.rebuildTag != "" {
 		return nil

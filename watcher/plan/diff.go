@@ -2,6 +2,7 @@ package plan
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -118,7 +119,11 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 		return nil, "a coalesced unit lost or changed a member (its members are in the whole map)", nil
 	}
 	c.regroup(lv, cp)
-	if err := j.p.merge(c, lv, cp, j.smallFinder(ctx, cp)); err != nil {
+	if err := j.p.merge(c, lv, cp, j.smallSource(ctx, cp)); err != nil {
+		var fb lazyFallback
+		if errors.As(err, &fb) {
+			return nil, string(fb), nil
+		}
 		return nil, "", err
 	}
 	if j.lazy != nil {

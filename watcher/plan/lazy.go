@@ -32,15 +32,16 @@ type lazyBase struct {
 // read (P14): cp is its header (Files is ignored) and counts the map's
 // counts. The plan reads from files only the entries it names: the files
 // the snapshots since the checkpoint added or removed and the members of
-// the small units a merge may take. It returns them with the plan; they
-// are the caller's map of the checkpoint for the run (every entry the
-// plan names is among them), and Plan.Keep is nil (KeptFiles counts it).
-// It plans only a fold whose snapshots since the checkpoint add and remove
-// data files, with no live delete file, no replace snapshot and no file
-// built with deletes or recorded without its data sequence number or
-// partition; anything else returns a reason instead, and the caller plans
-// from the whole map. Where it plans, the plan is the one PlanIndexed
-// makes from the whole map.
+// the small units a merge takes. It returns them with the plan; they are
+// the caller's map of the checkpoint for the run (every entry the plan
+// names is among them), and Plan.Keep is nil (KeptFiles counts it). It
+// plans only a fold whose snapshots since the checkpoint add and remove
+// data files, with no live delete file, no replace snapshot, no backfill
+// part-way, no coalesced unit losing a member and no file built with
+// deletes or recorded without its data sequence number or partition;
+// anything else (or an index that disagrees with the map) returns a reason
+// instead, and the caller plans from the whole map. Where it plans, the
+// plan is the one PlanIndexed makes from the whole map.
 func (p *Planner) PlanLazy(ctx context.Context, tableName string, tbl *table.Table, cp checkpoint.Checkpoint,
 	counts checkpoint.FileCounts, files Files) (*Plan, map[string]checkpoint.FileState, string, error) {
 	snap := tbl.CurrentSnapshot()
@@ -75,9 +76,10 @@ func (p *Planner) PlanLazy(ctx context.Context, tableName string, tbl *table.Tab
 // lazyReason says why a plan needs the whole file map of cp, whose counts
 // are counts ("" when it does not).
 func (j *job) lazyReason(cp checkpoint.Checkpoint, counts checkpoint.FileCounts) string {
+	if reason := j.trust(cp); reason != "" {
+		return reason
+	}
 	switch {
-	case j.trust(cp) != "":
-		return j.trust(cp)
 	case cp.Backfill != nil:
 		return "a backfill is part-way"
 	case counts.WithDeletes > 0:
@@ -126,22 +128,18 @@ func (j *job) resolveBase(ctx context.Context, lv *live) (string, error) {
 	return "", nil
 }
 
+// lazyFallback is an error of a plan from an unread map that is a reason
+// to plan from the whole map instead: the index and the map disagree.
+type lazyFallback string
+
+func (e lazyFallback) Error() string { return string(e) }
+
 // lazySmallUnits is smallUnits read from the store's index: the small
-// units of parts that no file of the run leaves or regroups, their
-// members' entries added to cp's map (mergeUnit reads them there).
-func (j *job) lazySmallUnits(ctx context.Context, c *comparison, cp checkpoint.Checkpoint,
-	parts map[string]bool) (map[string][]*smallUnit, error) {
+// units of parts that no file of the run leaves or regroups.
+func (j *job) lazySmallUnits(ctx context.Context, c *comparison, parts map[string]bool) (map[string][]*smallUnit, error) {
 	stored, err := j.lazy.files.SmallUnits(ctx, slices.Sorted(maps.Keys(parts)), j.p.opts.CoalesceBelowBytes)
 	if err != nil {
 		return nil, fmt.Errorf("read small units: %w", err)
-	}
-	var members []string
-	for _, u := range stored {
-		members = append(members, u.Paths...)
-	}
-	got, err := j.lazy.files.LookupFiles(ctx, members)
-	if err != nil {
-		return nil, fmt.Errorf("read small units' files: %w", err)
 	}
 	out := map[string][]*smallUnit{}
 	for _, u := range stored {
@@ -152,14 +150,29 @@ func (j *job) lazySmallUnits(ctx context.Context, c *comparison, cp checkpoint.C
 		if c.broken[key] || slices.ContainsFunc(u.Paths, func(p string) bool { return c.leave[p] }) {
 			continue
 		}
-		for _, p := range u.Paths {
-			fs, ok := got[p]
-			if !ok {
-				return nil, fmt.Errorf("small unit %q of partition %q names file %s, which the checkpoint does not hold", key, u.Partition, p)
-			}
-			cp.Files[p] = fs
-		}
 		out[u.Partition] = append(out[u.Partition], &smallUnit{key: key, paths: u.Paths, bytes: u.Bytes})
 	}
 	return out, nil
+}
+
+// lazyMembers reads the entries of the members of units, the small units
+// a merge takes, into cp's map (mergeUnit reads them there). A member the
+// map does not hold is a reason to plan from the whole map.
+func (j *job) lazyMembers(ctx context.Context, cp checkpoint.Checkpoint, units []*smallUnit) error {
+	var paths []string
+	for _, u := range units {
+		paths = append(paths, u.paths...)
+	}
+	got, err := j.lazy.files.LookupFiles(ctx, paths)
+	if err != nil {
+		return fmt.Errorf("read small units' files: %w", err)
+	}
+	for _, p := range paths {
+		fs, ok := got[p]
+		if !ok {
+			return lazyFallback(fmt.Sprintf("the file index lists file %s in a small unit, the checkpoint does not hold it", p))
+		}
+		cp.Files[p] = fs
+	}
+	return nil
 }

@@ -37,13 +37,13 @@ type smallUnit struct {
 // TargetSegmentBytes: a large append stays an append (batched, shared)
 // and the merge waits for a smaller run. Units that lost or changed a
 // member are not considered: regroup has rebuilt them. find lists the
-// small units (smallFinder).
-func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint, find smallFinder) error {
+// small units and reads the entries of those a merge takes (smallSource).
+func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint, src smallSource) error {
 	if p.opts.MergeSmallUnits < 2 || p.opts.CoalesceBelowBytes <= 0 || len(c.pool) == 0 ||
 		poolBytes(c.pool) > p.opts.TargetSegmentBytes {
 		return nil
 	}
-	tiers, err := p.smallTiers(c, poolPartitions(c.pool), find)
+	tiers, err := p.smallTiers(c, poolPartitions(c.pool), src.find)
 	if err != nil {
 		return err
 	}
@@ -57,6 +57,11 @@ func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint, find 
 		if take, budget = within(units, budget); len(take) < 2 {
 			break
 		}
+		if src.load != nil {
+			if err := src.load(take); err != nil {
+				return err
+			}
+		}
 		for _, u := range take {
 			c.mergeUnit(u, lv, cp)
 		}
@@ -64,23 +69,33 @@ func (p *Planner) merge(c *comparison, lv *live, cp checkpoint.Checkpoint, find 
 	return nil
 }
 
-// smallFinder lists, per partition of parts, the checkpoint's small units
-// that no file of the run leaves or regroups.
-type smallFinder func(c *comparison, parts map[string]bool) (map[string][]*smallUnit, error)
+// smallSource is where a merge finds the checkpoint's small units: find
+// lists, per partition of parts, those no file of the run leaves or
+// regroups; load, when set, reads the entries of the units the merge
+// takes into the checkpoint's map (a plan from an unread map).
+type smallSource struct {
+	find func(c *comparison, parts map[string]bool) (map[string][]*smallUnit, error)
+	load func(units []*smallUnit) error
+}
 
-// smallFinder is how the job finds small units: in the store's index when
-// it plans from an unread map (lazySmallUnits), in the UnitIndex of cp
-// when it has one, else by a pass over cp's files.
-func (j *job) smallFinder(ctx context.Context, cp checkpoint.Checkpoint) smallFinder {
-	return func(c *comparison, parts map[string]bool) (map[string][]*smallUnit, error) {
-		switch {
-		case j.lazy != nil:
-			return j.lazySmallUnits(ctx, c, cp, parts)
-		case j.units != nil:
+// smallSource is how the job finds small units: in the store's index when
+// it plans from an unread map (lazySmallUnits, lazyMembers), in the
+// UnitIndex of cp when it has one, else by a pass over cp's files.
+func (j *job) smallSource(ctx context.Context, cp checkpoint.Checkpoint) smallSource {
+	if j.lazy != nil {
+		return smallSource{
+			find: func(c *comparison, parts map[string]bool) (map[string][]*smallUnit, error) {
+				return j.lazySmallUnits(ctx, c, parts)
+			},
+			load: func(units []*smallUnit) error { return j.lazyMembers(ctx, cp, units) },
+		}
+	}
+	return smallSource{find: func(c *comparison, parts map[string]bool) (map[string][]*smallUnit, error) {
+		if j.units != nil {
 			return j.units.smallUnits(c, cp, parts), nil
 		}
 		return j.p.smallUnits(c, cp, parts), nil
-	}
+	}}
 }
 
 // within returns the units, by key, that fit in budget bytes, and the
@@ -131,7 +146,7 @@ func Tier(bytes int64, base int) int {
 
 // smallTiers groups the checkpoint's small units of the partitions parts
 // that the run leaves alone by partition and size tier.
-func (p *Planner) smallTiers(c *comparison, parts map[string]bool, find smallFinder) (map[tierKey][]*smallUnit, error) {
+func (p *Planner) smallTiers(c *comparison, parts map[string]bool, find func(*comparison, map[string]bool) (map[string][]*smallUnit, error)) (map[tierKey][]*smallUnit, error) {
 	out := map[tierKey][]*smallUnit{}
 	small, err := find(c, parts)
 	if err != nil {
