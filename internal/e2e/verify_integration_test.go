@@ -186,6 +186,18 @@ func (c *cluster) servedIDs(table string, names []string) map[int64]int {
 	return ids
 }
 
+// assertConverged waits for table to reach the lake's snapshot (I2 after
+// a crash series) and checks it: exactly the snapshot's rows, nothing of a
+// dead run in the work directory, no temporary file in the sink.
+func (c *cluster) assertConverged(table string, timeout time.Duration) checkpoint.Checkpoint {
+	c.t.Helper()
+	cp := c.waitConverged(table, timeout)
+	c.assertExact(table, cp)
+	c.assertNoDeadWorkDirs()
+	c.assertNoLeftoverTemps()
+	return cp
+}
+
 // assertExact checks I2 on the converged table: the served segments are
 // exactly the checkpoint's (no orphan, none missing), they hold exactly the
 // snapshot's rows (no duplicate, none missing), and no run stays RUNNING.
