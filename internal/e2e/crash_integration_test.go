@@ -37,7 +37,7 @@ func TestCrash_SIGKILLAnywhereConverges(t *testing.T) {
 	const rounds = 8
 	moments := []string{"build", "push", "swap", "commit", "plan", "sink", "random"}
 	for round := range rounds {
-		c.waitMoment(r, "events", moments[round%len(moments)], rng)
+		c.waitMomentNudged(r, "events", moments[round%len(moments)], rng)
 		r.kill()
 		phases[lastPhase(r)]++
 		switch round % 4 {
@@ -166,30 +166,51 @@ func TestCrash_SIGKILLDuringRemapConverges(t *testing.T) {
 
 // waitMoment waits for the moment of a kill: the run reaching a given
 // phase (build, push, swap, commit, plan), the sink changing, or a random
-// delay into the run.
-func (c *cluster) waitMoment(r *replica, table, target string, rng *rand.Rand) {
+// delay into the run. It reports false when the moment did not come: the
+// run it saw ended first (or the process exited), or 8 s passed.
+func (c *cluster) waitMoment(r *replica, table, target string, rng *rand.Rand) bool {
 	before := c.manifest(table)
 	deadline := time.Now().Add(8 * time.Second)
+	running := false
 	for time.Now().Before(deadline) {
 		if exited, _ := r.proc.Exited(); exited { // a `floe sync` process that finished
-			return
+			return false
 		}
 		switch target {
 		case "sink":
 			if !slices.Equal(c.manifest(table), before) {
-				return
+				return true
 			}
 		case "random":
 			if lastPhase(r) != "" {
 				time.Sleep(time.Duration(rng.IntN(200)) * time.Millisecond)
-				return
+				return true
 			}
 		default:
 			if c.frozenIn(r, target) {
-				return
+				return true
 			}
 		}
+		phase := lastPhase(r)
+		if running && phase == "" {
+			return false // the run ended before the moment
+		}
+		running = running || phase != ""
 		time.Sleep(2 * time.Millisecond)
+	}
+	return false
+}
+
+// waitMomentNudged is waitMoment that, when a run ends before the moment,
+// changes the table so that another run comes (an overwrite for a swap,
+// else an append), up to three times.
+func (c *cluster) waitMomentNudged(r *replica, table, target string, rng *rand.Rand) {
+	for try := 0; !c.waitMoment(r, table, target, rng) && try < 3; try++ {
+		if target == "swap" {
+			c.lake.overwrite(120_000)
+		} else {
+			c.lake.appendFiles(1, 20_000)
+		}
 	}
 }
 
