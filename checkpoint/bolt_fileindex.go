@@ -159,18 +159,18 @@ func applyIndex(ib *bolt.Bucket, x *indexDelta) error {
 	if err != nil {
 		return err
 	}
-	refs := make([]unitRef, 0, len(x.units))
+	type keyed struct {
+		key []byte
+		ref unitRef
+	}
+	refs := make([]keyed, 0, len(x.units))
 	for ref := range x.units {
-		refs = append(refs, ref)
+		refs = append(refs, keyed{unitKey(ref), ref})
 	}
-	keys := make(map[unitRef][]byte, len(refs))
-	for _, ref := range refs {
-		keys[ref] = unitKey(ref)
-	}
-	slices.SortFunc(refs, func(a, b unitRef) int { return bytes.Compare(keys[a], keys[b]) })
+	slices.SortFunc(refs, func(a, b keyed) int { return bytes.Compare(a.key, b.key) })
 	var out, in [][]byte // size-ordered keys to delete and to put
-	for _, ref := range refs {
-		del, put, err := applyUnit(units, keys[ref], ref, x.units[ref])
+	for _, k := range refs {
+		del, put, err := applyUnit(units, k.key, k.ref, x.units[k.ref])
 		if err != nil {
 			return err
 		}

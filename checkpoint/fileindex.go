@@ -131,12 +131,18 @@ func (x *indexDelta) file(path string, fs FileState, n int) {
 	ref := unitOf(path, fs)
 	e := x.units[ref]
 	if e == nil {
-		e = &unitEdit{out: map[string]int64{}, in: map[string]int64{}}
+		e = &unitEdit{}
 		x.units[ref] = e
 	}
 	if n > 0 {
+		if e.in == nil {
+			e.in = map[string]int64{}
+		}
 		e.in[path] = fs.SizeBytes
 	} else {
+		if e.out == nil {
+			e.out = map[string]int64{}
+		}
 		e.out[path] = fs.SizeBytes
 	}
 }
