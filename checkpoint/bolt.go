@@ -330,17 +330,25 @@ func readFiles(bkt *bolt.Bucket, table string, sizeHint int) (map[string]FileSta
 	if bkt == nil {
 		return files, nil
 	}
+	err := forEachFile(bkt, table, func(path string, fs FileState) error {
+		files[path] = fs
+		return nil
+	})
+	return files, err
+}
+
+// forEachFile decodes every entry of the table's file bucket bkt in key
+// order and hands it to fn.
+func forEachFile(bkt *bolt.Bucket, table string, fn func(path string, fs FileState) error) error {
 	d := newFileDecoder(table)
-	err := bkt.ForEach(func(k, v []byte) error {
+	return bkt.ForEach(func(k, v []byte) error {
 		path := string(k)
 		fs, err := d.decode(path, v)
 		if err != nil {
 			return err
 		}
-		files[path] = fs
-		return nil
+		return fn(path, fs)
 	})
-	return files, err
 }
 
 // GetCheckpointSummary returns the table's checkpoint without its files.

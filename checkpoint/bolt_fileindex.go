@@ -22,6 +22,21 @@ var (
 
 var _ FileIndex = (*Bolt)(nil)
 
+// indexView runs fn in a read transaction with the table's index bucket
+// and its sub-bucket name, if the index is in step (inStep) and has it.
+func (b *Bolt) indexView(op, table string, name []byte, fn func(ib, sub *bolt.Bucket) error) error {
+	return b.view(op+" of table "+quote(table), func(tx *bolt.Tx) error {
+		ib, err := inStep(tx, table)
+		if err != nil {
+			return err
+		}
+		if sub := ib.Bucket(name); sub != nil {
+			return fn(ib, sub)
+		}
+		return nil
+	})
+}
+
 // inStep returns the table's index bucket, or ErrIndexStale when the
 // index is not the one the checkpoint's own commit wrote (C14).
 func inStep(tx *bolt.Tx, table string) (*bolt.Bucket, error) {
@@ -86,13 +101,8 @@ func writeIndex(tx *bolt.Tx, table string, files map[string]FileState, h checkpo
 func rebuildIndex(tx *bolt.Tx, table string, h checkpointHeader) error {
 	x := newIndexDelta()
 	if bkt := tx.Bucket(bktFiles).Bucket([]byte(table)); bkt != nil {
-		d := newFileDecoder(table)
-		if err := bkt.ForEach(func(k, v []byte) error {
-			fs, err := d.decode(string(k), v)
-			if err != nil {
-				return err
-			}
-			x.file(string(k), fs, 1)
+		if err := forEachFile(bkt, table, func(path string, fs FileState) error {
+			x.file(path, fs, 1)
 			return nil
 		}); err != nil {
 			return err
@@ -325,15 +335,8 @@ func (b *Bolt) LookupFiles(_ context.Context, table string, paths []string) (map
 // the size-ordered keys per partition.
 func (b *Bolt) SmallUnits(_ context.Context, table string, parts []string, below int64) ([]StoredUnit, error) {
 	var out []StoredUnit
-	err := b.view("small units of table "+quote(table), func(tx *bolt.Tx) error {
-		ib, err := inStep(tx, table)
-		if err != nil {
-			return err
-		}
-		if ib.Bucket(bktIndexSmall) == nil {
-			return nil
-		}
-		units, c := ib.Bucket(bktIndexUnits), ib.Bucket(bktIndexSmall).Cursor()
+	err := b.indexView("small units", table, bktIndexSmall, func(ib, small *bolt.Bucket) error {
+		units, c := ib.Bucket(bktIndexUnits), small.Cursor()
 		for _, part := range slices.Compact(slices.Sorted(slices.Values(parts))) {
 			pp := partPrefix(part)
 			for k, _ := c.Seek(pp); k != nil && bytes.HasPrefix(k, pp) && len(k) > len(pp)+8; k, _ = c.Next() {
@@ -383,15 +386,7 @@ func (b *Bolt) UnreferencedSegments(_ context.Context, table string, names []str
 	for _, n := range names {
 		left[n] = true
 	}
-	err := b.view("unreferenced segments of table "+quote(table), func(tx *bolt.Tx) error {
-		ib, err := inStep(tx, table)
-		if err != nil {
-			return err
-		}
-		if ib.Bucket(bktIndexSegs) == nil {
-			return nil
-		}
-		segs := ib.Bucket(bktIndexSegs)
+	err := b.indexView("unreferenced segments", table, bktIndexSegs, func(_, segs *bolt.Bucket) error {
 		if len(names) <= 64 {
 			for _, n := range names {
 				if segs.Get([]byte(n)) != nil {
