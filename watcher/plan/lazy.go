@@ -141,18 +141,7 @@ func (j *job) lazySmallUnits(ctx context.Context, c *comparison, parts map[strin
 	if err != nil {
 		return nil, fmt.Errorf("read small units: %w", err)
 	}
-	out := map[string][]*smallUnit{}
-	for _, u := range stored {
-		key := u.Group
-		if key == "" {
-			key = unitKey(u.Paths[0], checkpoint.FileState{})
-		}
-		if c.broken[key] || slices.ContainsFunc(u.Paths, func(p string) bool { return c.leave[p] }) {
-			continue
-		}
-		out[u.Partition] = append(out[u.Partition], &smallUnit{key: key, paths: u.Paths, bytes: u.Bytes})
-	}
-	return out, nil
+	return untouched(c, stored), nil
 }
 
 // lazyMembers reads the entries of the members of units, the small units

@@ -162,39 +162,26 @@ func (p *Planner) smallTiers(c *comparison, parts map[string]bool, find func(*co
 }
 
 // smallUnits lists, per partition of parts, the checkpoint's units that
-// are small and untouched by this run. A file without a recorded size
-// (written before sizes were) makes its unit not small.
+// are small and untouched by this run, found by a pass over cp's files
+// (checkpoint.MapFiles, the reads a store's index answers). A file without
+// a recorded size (written before sizes were) makes its unit not small.
 func (p *Planner) smallUnits(c *comparison, cp checkpoint.Checkpoint, parts map[string]bool) map[string][]*smallUnit {
-	units := map[string]*smallUnit{}
-	part := map[string]string{}
-	big := map[string]bool{}
-	for path, fs := range cp.Files {
-		if !parts[fs.Partition] {
-			continue
-		}
-		key := fs.Group
-		if key == "" {
-			key = "\x00" + path // a file on its own; never a group key
-		}
-		if c.leave[path] || (fs.Group != "" && c.broken[fs.Group]) || fs.SizeBytes <= 0 || fs.SizeBytes >= p.opts.CoalesceBelowBytes {
-			big[key] = true
-			continue
-		}
-		u := units[key]
-		if u == nil {
-			u = &smallUnit{key: key}
-			units[key] = u
-			part[key] = fs.Partition
-		}
-		u.paths, u.bytes = append(u.paths, path), u.bytes+fs.SizeBytes
-	}
+	return untouched(c, checkpoint.MapFiles(cp.Files).SmallUnits(slices.Sorted(maps.Keys(parts)), p.opts.CoalesceBelowBytes))
+}
+
+// untouched turns small units of a file map into the merge's, per
+// partition, leaving out those a file of the run leaves or regroups.
+func untouched(c *comparison, stored []checkpoint.StoredUnit) map[string][]*smallUnit {
 	out := map[string][]*smallUnit{}
-	for key, u := range units {
-		if big[key] || u.bytes >= p.opts.CoalesceBelowBytes {
+	for _, u := range stored {
+		key := u.Group
+		if key == "" {
+			key = unitKey(u.Paths[0], checkpoint.FileState{})
+		}
+		if c.broken[key] || slices.ContainsFunc(u.Paths, func(p string) bool { return c.leave[p] }) {
 			continue
 		}
-		slices.Sort(u.paths)
-		out[part[key]] = append(out[part[key]], u)
+		out[u.Partition] = append(out[u.Partition], &smallUnit{key: key, paths: u.Paths, bytes: u.Bytes})
 	}
 	return out
 }
