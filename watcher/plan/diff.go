@@ -87,12 +87,13 @@ func (j *job) diff(ctx context.Context, lv *live, cp checkpoint.Checkpoint) (*Pl
 		return nil, "", fmt.Errorf("snapshot %d of table %s: %w", j.snap.SnapshotID, j.tableName, err)
 	}
 	idx.probe = j.newKeyProbe(ctx, classes)
-	h, err := j.history(ctx, cp)
+	h, err := j.history(ctx, cp, lv.removedBy)
 	if err != nil {
 		return nil, "", err
 	}
 	rm := j.remap(lv, cp, idx, h)
 	out := j.newPlan()
+	out.FoldedByDifference = len(lv.removedBy)
 	var c *comparison
 	if lv.base != nil {
 		var (

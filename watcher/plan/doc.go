@@ -127,7 +127,8 @@
 //   - P4 The fold reads the current snapshot's manifest list, the manifest
 //     lists of the snapshots since the checkpoint (each as far as P13
 //     needs), the data manifests those
-//     snapshots wrote with added or deleted entries, and the delete
+//     snapshots wrote with added or deleted entries (but those P15 leaves
+//     unread), and the delete
 //     manifests of the current snapshot. It reads no other manifest unless
 //     it must rebuild a checkpointed file. Appends, overwrites and
 //     replaces (compaction) without delete changes always fold. (The
@@ -297,4 +298,22 @@
 //     whole map. Where it plans, the plan is PlanIndexed's of the whole
 //     map but for Keep, which it leaves nil (KeptFiles counts it); the
 //     planner's tests compare the two on every plan (checkLazy).
+//
+//   - P15 Folds by difference: a snapshot that rewrites whole manifests (a
+//     compaction, a copy-on-write overwrite or delete) writes the files it
+//     removed as DELETED entries of manifests that list nothing live. When
+//     the data manifests a snapshot wrote list every file live after it
+//     (their added and existing counts add up to its total-data-files),
+//     the fold takes the files it removed as the files live before it
+//     that those manifests do not list, and leaves the manifests of
+//     DELETED entries unread; the remap's history takes the same files.
+//     It does so only where that is cheaper (the unread entries outnumber
+//     the extra entries read plus a sixteenth of the live files compared)
+//     and only where it can be checked: the difference must count the
+//     summary's deleted-data-files, the snapshot must add no file that
+//     was live before it, and every removed checkpointed file must record
+//     its data sequence number and partition. Otherwise the manifests are
+//     read (P4). Plan.FoldedByDifference counts such snapshots; the
+//     planner's tests compare every such plan with the full-state diff,
+//     which reads the DELETED entries.
 package plan

@@ -97,6 +97,9 @@ func (j *job) foldSnapshot(ctx context.Context, lv *live, s table.Snapshot) erro
 	if err != nil {
 		return err
 	}
+	if ok, err := j.foldByDifference(ctx, lv, s, h); ok || err != nil {
+		return err
+	}
 	for _, m := range h.ms {
 		if m.SnapshotID() != s.SnapshotID || m.ManifestContent() != iceberg.ManifestContentData ||
 			(m.AddedDataFiles() == 0 && m.DeletedDataFiles() == 0) {

@@ -93,6 +93,9 @@ type live struct {
 	// those of the list's head while headOnly (loadDataManifests).
 	dataManifests []iceberg.ManifestFile
 	headOnly      bool
+	// removedBy are the files each snapshot the fold folded by difference
+	// removed (P15), for the remap's history.
+	removedBy map[int64][]stepFile
 }
 
 // has reports whether path is a live data file.

@@ -115,6 +115,10 @@ type Plan struct {
 	Fallback string
 	// KeyIndex counts the plan's use of data files' key indexes (P12).
 	KeyIndex KeyIndexStats
+	// FoldedByDifference counts the snapshots whose removed data files
+	// the fold found as the files no longer live, without reading their
+	// manifests of DELETED entries (P15).
+	FoldedByDifference int
 }
 
 // Options tune a Planner.

@@ -73,6 +73,7 @@ func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) (s
 		history    []string
 		mustFold   bool
 		folded     int
+		difference int
 		replacing  int
 		remapped   int
 		syncs      int
@@ -110,6 +111,7 @@ func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) (s
 		switch {
 		case got.Incremental:
 			folded++
+			difference += got.FoldedByDifference
 		case mustFold && !strings.HasPrefix(got.Fallback, "rebuilding "):
 			t.Fatalf("step %d: the chain is intact and the checkpoint complete, yet the plan fell back: %s", step, got.Fallback)
 		}
@@ -120,8 +122,8 @@ func runProperty(t *testing.T, w writer, steps int, base uint64, variant int) (s
 		}
 	}
 	checkRows(t, w.load())
-	t.Logf("seed %d (options %+v): %d steps, %d plans, %d folded, %d replacing, %d remapping, %d files spared by equality-delete keys",
-		seed, opts, steps, syncs, folded, replacing, remapped, spared)
+	t.Logf("seed %d (options %+v): %d steps, %d plans, %d folded (%d snapshots by difference), %d replacing, %d remapping, "+
+		"%d files spared by equality-delete keys", seed, opts, steps, syncs, folded, difference, replacing, remapped, spared)
 	if folded == 0 {
 		t.Fatalf("no plan folded in %d plans", syncs)
 	}

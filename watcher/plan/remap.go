@@ -71,11 +71,13 @@ type history struct {
 	reason string
 }
 
-// history reads the replace snapshots since the checkpoint. It returns nil
+// history reads the replace snapshots since the checkpoint; removedBy are
+// the data files the fold found some of them removed (P15), which it does
+// not read again. It returns nil
 // when nothing can be remapped: no checkpoint, another table, a backfill
 // part-way, or a checkpointed snapshot that is not an ancestor (the rows
 // Pinot holds cannot be traced to the current files).
-func (j *job) history(ctx context.Context, cp checkpoint.Checkpoint) (*history, error) {
+func (j *job) history(ctx context.Context, cp checkpoint.Checkpoint, removedBy map[int64][]stepFile) (*history, error) {
 	if cp.SnapshotID == 0 || cp.Backfill != nil || cp.TableUUID != j.meta.TableUUID().String() {
 		return nil, nil
 	}
@@ -94,7 +96,7 @@ func (j *job) history(ctx context.Context, cp checkpoint.Checkpoint) (*history, 
 		if op != table.OpReplace || h.reason != "" {
 			continue
 		}
-		step, err := j.replaceStep(ctx, s)
+		step, err := j.replaceStep(ctx, s, removedBy)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -140,27 +142,37 @@ func (h *history) index() {
 }
 
 // replaceStep reads the data files snapshot s removed and added: the
-// entries of s in the data manifests s wrote (as foldSnapshot does).
-func (j *job) replaceStep(ctx context.Context, s table.Snapshot) (replaceStep, error) {
+// entries of s in the data manifests s wrote (as foldSnapshot does). When
+// the fold found the files s removed by difference (removedBy holds s), it
+// takes those and reads no manifest of only DELETED data entries.
+func (j *job) replaceStep(ctx context.Context, s table.Snapshot, removedBy map[int64][]stepFile) (replaceStep, error) {
 	step := replaceStep{id: s.SnapshotID, delAdded: map[string]bool{}}
 	h, err := j.head(ctx, s)
 	if err != nil {
 		return step, err
 	}
+	removed, derived := removedBy[s.SnapshotID]
+	if derived {
+		step.removed = slices.Clone(removed)
+	}
 	for _, m := range h.ms {
-		if m.SnapshotID() != s.SnapshotID || (m.AddedDataFiles() == 0 && m.DeletedDataFiles() == 0) {
+		data := m.ManifestContent() == iceberg.ManifestContentData
+		if m.SnapshotID() != s.SnapshotID || (m.AddedDataFiles() == 0 && m.DeletedDataFiles() == 0) ||
+			(derived && data && m.AddedDataFiles() == 0) {
 			continue
 		}
 		es, err := j.entries(ctx, m)
 		if err != nil {
 			return step, err
 		}
-		if m.ManifestContent() == iceberg.ManifestContentData {
+		if data {
 			step.added = slices.Grow(step.added, presize(m.AddedDataFiles()))
-			step.removed = slices.Grow(step.removed, presize(m.DeletedDataFiles()))
+			if !derived {
+				step.removed = slices.Grow(step.removed, presize(m.DeletedDataFiles()))
+			}
 		}
 		for _, e := range es {
-			if e.snapshotID != s.SnapshotID {
+			if e.snapshotID != s.SnapshotID || (derived && data && e.status == iceberg.EntryStatusDELETED) {
 				continue
 			}
 			if err := step.record(m.ManifestContent(), e); err != nil {

@@ -1,6 +1,7 @@
 package plan_test
 
 import (
+	"maps"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -182,4 +183,31 @@ func TestPlanner_Plan_DeleteRebuildsRemappedGroup(t *testing.T) {
 		t.Fatalf("P11: want the whole group of %d files rebuilt, got %d built, %d kept", len(cp.Files), built, len(got.Keep))
 	}
 	checkLive(t, l.load(), commit(cp, l.load(), got, nil), got)
+}
+
+// P15, P11, P1: a compaction of the whole table is folded by difference
+// (the files it removed are the checkpoint's files no longer live, its
+// manifest of DELETED entries unread) and remapped; the full-state diff,
+// which reads that manifest, plans the same. A checkpoint that also holds
+// a file the table no longer has is not: the files found removed then
+// outnumber the summary's deleted-data-files, the fold reads the
+// manifest, and the plan falls back with the checkpoint's fault named.
+func TestPlanner_Plan_CompactionFoldsByDifference(t *testing.T) {
+	l, p, cp := remapLake(t, lakeConfig{version: 2}, plan.Options{})
+	l.compact(rand.New(rand.NewPCG(9, 10)), binPack)
+	got := plans(t, p, l.load(), cp)
+	if got.FoldedByDifference != 1 || !got.Incremental {
+		t.Fatalf("P15: want the compaction folded by difference, got %d (incremental %v, fallback %q)",
+			got.FoldedByDifference, got.Incremental, got.Fallback)
+	}
+	wantRemap(t, l, cp, got, 1)
+
+	extra := cp
+	extra.Files = maps.Clone(cp.Files)
+	extra.Files["file:///lake/gone.parquet"] = checkpoint.FileState{Segments: []string{"gone_0"}, Rows: 1, DataSeq: 1}
+	got = plans(t, plan.New(plan.Options{}), l.load(), extra)
+	if got.FoldedByDifference != 0 || got.Incremental || !strings.Contains(got.Fallback, "checkpoint incomplete") {
+		t.Fatalf("P15: want no fold by difference and the full diff for a checkpoint with a file not live, got %d "+
+			"(incremental %v, fallback %q)", got.FoldedByDifference, got.Incremental, got.Fallback)
+	}
 }
