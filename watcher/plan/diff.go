@@ -207,6 +207,10 @@ func (j *job) compareFold(lv *live, cp checkpoint.Checkpoint, idx *deleteIndex, 
 		}
 	}
 	for path := range lv.gone {
+		if rm.retires(path) { // most files of a compaction: no need of their entries
+			c.leave[path] = true
+			continue
+		}
 		c.gone(path, cp.Files[path])
 	}
 	seqs, parts, noDeletes := j.meta.Version() >= 2, j.allPartitioned(), idx.empty()

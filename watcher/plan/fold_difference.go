@@ -52,11 +52,17 @@ func (j *job) foldByDifference(ctx context.Context, lv *live, s table.Snapshot, 
 		lv.files[path] = e.liveFile()
 		delete(lv.gone, path)
 	}
+	if len(lv.gone) == 0 {
+		lv.gone = make(map[string]bool, len(removed))
+	}
 	for _, f := range removed {
-		delete(lv.files, f.path)
-		if _, ok := lv.base[f.path]; ok {
-			lv.gone[f.path] = true
+		if f.id < 0 { // folded in since the checkpoint
+			delete(lv.files, f.path)
+			if _, ok := lv.base[f.path]; !ok {
+				continue
+			}
 		}
+		lv.gone[f.path] = true
 	}
 	if lv.removedBy == nil {
 		lv.removedBy = map[int64][]stepFile{}
@@ -131,7 +137,9 @@ func (j *job) liveAfter(ctx context.Context, own []iceberg.ManifestFile, id int6
 }
 
 // removedBetween returns the files live in lv that after does not hold,
-// with their partitions; false when they are not want files, or when a
+// with their partitions, numbered -1 when a snapshot since the checkpoint
+// added them (the history numbers them anew); false when they are not want
+// files, or when a
 // checkpointed one has no data sequence number (format 2 and later) or
 // no partition in a table whose specs are all partitioned.
 func (j *job) removedBetween(lv *live, after map[string]struct{}, want int64) ([]stepFile, bool) {
@@ -151,7 +159,7 @@ func (j *job) removedBetween(lv *live, after map[string]struct{}, want int64) ([
 	}
 	for path, f := range lv.files {
 		if _, ok := after[path]; !ok {
-			removed = append(removed, stepFile{path: path, partition: f.partition})
+			removed = append(removed, stepFile{path: path, partition: f.partition, id: -1})
 		}
 	}
 	return removed, int64(len(removed)) == want
