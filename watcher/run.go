@@ -134,6 +134,9 @@ func (r *runner) execute(ctx context.Context) error {
 	}
 	if err == nil {
 		if r.lazy == nil && !r.w.opts.RunsOnce { // a lazy run's map holds only what it read
+			if r.ix.units == nil && len(r.cp.Files) <= r.w.checkpoints.budget { // built by the run that read the map, not the next
+				r.ix.units = r.w.deps.Planner.UnitIndex(r.cp.Files)
+			}
 			r.w.checkpoints.put(r.table.Name, r.cp, r.ix)
 		}
 		r.observe(ctx, src.Table.Metadata(), r.cp.SnapshotID)
