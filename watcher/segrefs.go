@@ -1,6 +1,8 @@
 package watcher
 
 import (
+	"maps"
+
 	"github.com/floehq/floe/checkpoint"
 	"github.com/floehq/floe/watcher/plan"
 )
@@ -39,8 +41,26 @@ type fileIndexes struct {
 }
 
 // applyDelta applies d to files (deletions, then sets: a path in both is
-// set) and keeps the indexes that are built in step.
+// set) and keeps the indexes that are built in step: entry by entry, or,
+// when d deletes at least half the map (a compaction's remap), by
+// indexing what stays again.
 func applyDelta(files map[string]checkpoint.FileState, ix fileIndexes, d checkpoint.CheckpointDelta) {
+	if len(d.Delete) > 1 && 2*len(d.Delete) >= len(files) {
+		for _, p := range d.Delete {
+			delete(files, p)
+		}
+		maps.Copy(files, d.Set)
+		if ix.refs != nil {
+			clear(ix.refs)
+			for _, fs := range files {
+				ix.refs.add(fs.Segments, 1)
+			}
+		}
+		if ix.units != nil {
+			ix.units.Reset(files)
+		}
+		return
+	}
 	for _, p := range d.Delete {
 		old, ok := files[p]
 		if !ok {

@@ -13,7 +13,7 @@ import (
 // The segment references a run keeps in step with its commits are the
 // ones a fresh count of the committed file map gives, whatever the deltas
 // (coalesced members sharing segments, paths deleted and set at once,
-// entries replaced), so orphan detection without a pass over the files
+// entries replaced, most of the map deleted at once), so orphan detection without a pass over the files
 // judges as one with it.
 func TestSegmentRefs_ApplyDeltaMatchesRecount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -30,6 +30,13 @@ func TestSegmentRefs_ApplyDeltaMatchesRecount(t *testing.T) {
 		d := checkpoint.CheckpointDelta{Set: map[string]checkpoint.FileState{}}
 		for range rng.IntN(4) {
 			d.Delete = append(d.Delete, fmt.Sprint("f", rng.IntN(60)))
+		}
+		if step%25 == 24 { // most of the map at once (a remap): the indexes are counted again
+			for path := range files {
+				if rng.IntN(5) > 0 {
+					d.Delete = append(d.Delete, path)
+				}
+			}
 		}
 		shared := seg()
 		for range rng.IntN(5) {

@@ -50,6 +50,11 @@ func newUnitIndex(below int64, files map[string]checkpoint.FileState) *UnitIndex
 	return x
 }
 
+// Reset indexes files anew (a commit that replaced most of the map).
+func (x *UnitIndex) Reset(files map[string]checkpoint.FileState) {
+	*x = *newUnitIndex(x.below, files)
+}
+
 // unitKey is the key of the unit a file belongs to: its group, or the
 // file itself ("\x00" is never part of a group key).
 func unitKey(path string, fs checkpoint.FileState) string {
