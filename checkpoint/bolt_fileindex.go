@@ -230,54 +230,21 @@ func addRef(segs *bolt.Bucket, name []byte, n int) error {
 // unit's size-ordered key before (to delete) and after (to put), nil
 // where there is none.
 func applyUnit(units *bolt.Bucket, key []byte, ref unitRef, e *unitEdit) (del, put []byte, err error) {
-	var u unitState
+	var old *unitState
 	if raw := units.Get(key); raw != nil {
-		if err := decode("file index unit", raw, &u); err != nil {
+		old = &unitState{}
+		if err := decode("file index unit", raw, old); err != nil {
 			return nil, nil, err
 		}
-		if u.Unsized == 0 {
-			del = smallKey(ref, u.Bytes)
-		}
 	}
-	u.apply(e)
-	if len(u.Paths) == 0 {
-		return del, nil, units.Delete(key)
+	c := changeUnit(ref, old, e)
+	if c.unit == nil {
+		return c.smallOut, nil, units.Delete(key)
 	}
-	u.V = FormatCurrent
-	if err := putJSON(units, string(key), "file index unit", u); err != nil {
+	if err := putJSON(units, string(key), "file index unit", c.unit); err != nil {
 		return nil, nil, err
 	}
-	if u.Unsized == 0 {
-		put = smallKey(ref, u.Bytes)
-	}
-	if bytes.Equal(del, put) {
-		return nil, nil, nil
-	}
-	return del, put, nil
-}
-
-// partPrefix is a partition's prefix of unit and size keys: its length,
-// then its bytes, so no partition's keys run into another's.
-func partPrefix(p string) []byte {
-	return append(binary.AppendUvarint(nil, uint64(len(p))), p...)
-}
-
-// unitName is the tail of a unit's keys: "g" and its group, or "f" and
-// its one file's path.
-func unitName(ref unitRef) []byte {
-	if ref.group != "" {
-		return append([]byte{'g'}, ref.group...)
-	}
-	return append([]byte{'f'}, ref.path...)
-}
-
-func unitKey(ref unitRef) []byte {
-	return append(partPrefix(ref.partition), unitName(ref)...)
-}
-
-func smallKey(ref unitRef, size int64) []byte {
-	k := binary.BigEndian.AppendUint64(partPrefix(ref.partition), uint64(size))
-	return append(k, unitName(ref)...)
+	return c.smallOut, c.smallIn, nil
 }
 
 // IndexedCheckpoint returns the table's checkpoint without its files and
@@ -338,13 +305,12 @@ func (b *Bolt) SmallUnits(_ context.Context, table string, parts []string, below
 	err := b.indexView("small units", table, bktIndexSmall, func(ib, small *bolt.Bucket) error {
 		units, c := ib.Bucket(bktIndexUnits), small.Cursor()
 		for _, part := range slices.Compact(slices.Sorted(slices.Values(parts))) {
-			pp := partPrefix(part)
-			for k, _ := c.Seek(pp); k != nil && bytes.HasPrefix(k, pp) && len(k) > len(pp)+8; k, _ = c.Next() {
-				size := int64(binary.BigEndian.Uint64(k[len(pp):]))
-				if size >= below {
+			for k, _ := c.Seek(partPrefix(part)); k != nil; k, _ = c.Next() {
+				size, name, ok := splitSmallKey(part, k)
+				if !ok || size >= below {
 					break
 				}
-				u, err := smallUnit(units, part, k[len(pp)+8:])
+				u, err := smallUnit(units, part, name)
 				if err != nil {
 					return err
 				}
@@ -358,24 +324,15 @@ func (b *Bolt) SmallUnits(_ context.Context, table string, parts []string, below
 }
 
 func smallUnit(units *bolt.Bucket, part string, name []byte) (StoredUnit, error) {
-	ref := unitRef{partition: part}
-	switch {
-	case len(name) > 0 && name[0] == 'g':
-		ref.group = string(name[1:])
-	case len(name) > 0 && name[0] == 'f':
-		ref.path = string(name[1:])
-	default:
-		return StoredUnit{}, fmt.Errorf("file index: malformed unit key %q", name)
+	ref, err := refOfName(part, name)
+	if err != nil {
+		return StoredUnit{}, err
 	}
-	var u unitState
 	raw := units.Get(unitKey(ref))
 	if raw == nil {
 		return StoredUnit{}, fmt.Errorf("file index: unit %q of partition %q has a size key but no members", name, part)
 	}
-	if err := decode("file index unit", raw, &u); err != nil {
-		return StoredUnit{}, err
-	}
-	return StoredUnit{Partition: part, Group: ref.group, Paths: u.Paths, Bytes: u.Bytes}, nil
+	return storedUnit(ref, raw)
 }
 
 // UnreferencedSegments returns the names no entry of the table's file map

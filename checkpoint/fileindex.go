@@ -1,8 +1,11 @@
 package checkpoint
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -255,4 +258,105 @@ func (files MapFiles) Lookup(paths []string) map[string]FileState {
 		}
 	}
 	return out
+}
+
+// unitChange is what an edit does to one stored unit: the unit after it
+// (nil: no members left, delete it) and its size-ordered keys to delete
+// and to put (nil where none; both nil when the key stays).
+type unitChange struct {
+	unit              *unitState
+	smallOut, smallIn []byte
+}
+
+// changeUnit applies e to old, the unit ref as stored (nil: none), which
+// it may modify.
+func changeUnit(ref unitRef, old *unitState, e *unitEdit) unitChange {
+	var c unitChange
+	u := old
+	if u == nil {
+		u = &unitState{}
+	} else if u.Unsized == 0 {
+		c.smallOut = smallKey(ref, u.Bytes)
+	}
+	u.apply(e)
+	if len(u.Paths) == 0 {
+		return c
+	}
+	u.V = FormatCurrent
+	c.unit = u
+	if u.Unsized == 0 {
+		c.smallIn = smallKey(ref, u.Bytes)
+	}
+	if bytes.Equal(c.smallOut, c.smallIn) {
+		c.smallOut, c.smallIn = nil, nil
+	}
+	return c
+}
+
+// Key layout of an index's units, shared by the stores (format: never
+// change; see doc.go). A unit key is the partition's prefix, then the
+// unit's name; a size-ordered (small) key puts the unit's bytes as 8
+// bytes big-endian between the two, so the units of a partition under a
+// size are one range of keys in byte order.
+
+// partPrefix is a partition's prefix of unit and size keys: its length,
+// then its bytes, so no partition's keys run into another's.
+func partPrefix(p string) []byte {
+	return append(binary.AppendUvarint(nil, uint64(len(p))), p...)
+}
+
+// unitName is the tail of a unit's keys: "g" and its group, or "f" and
+// its one file's path.
+func unitName(ref unitRef) []byte {
+	if ref.group != "" {
+		return append([]byte{'g'}, ref.group...)
+	}
+	return append([]byte{'f'}, ref.path...)
+}
+
+func unitKey(ref unitRef) []byte {
+	return append(partPrefix(ref.partition), unitName(ref)...)
+}
+
+func smallKey(ref unitRef, size int64) []byte {
+	return append(sizePrefix(ref.partition, size), unitName(ref)...)
+}
+
+// sizePrefix starts the size-ordered keys of partition p's units of size
+// bytes; every key of a smaller unit sorts before it.
+func sizePrefix(p string, size int64) []byte {
+	return binary.BigEndian.AppendUint64(partPrefix(p), uint64(size))
+}
+
+// splitSmallKey splits a size-ordered key of partition part into the
+// unit's bytes and its name (ok false: not one of part's keys).
+func splitSmallKey(part string, k []byte) (size int64, name []byte, ok bool) {
+	pp := partPrefix(part)
+	if !bytes.HasPrefix(k, pp) || len(k) <= len(pp)+8 {
+		return 0, nil, false
+	}
+	return int64(binary.BigEndian.Uint64(k[len(pp):])), k[len(pp)+8:], true
+}
+
+// refOfName is the unit of partition part named name (unitName).
+func refOfName(part string, name []byte) (unitRef, error) {
+	ref := unitRef{partition: part}
+	switch {
+	case len(name) > 0 && name[0] == 'g':
+		ref.group = string(name[1:])
+	case len(name) > 0 && name[0] == 'f':
+		ref.path = string(name[1:])
+	default:
+		return unitRef{}, fmt.Errorf("file index: malformed unit key %q", name)
+	}
+	return ref, nil
+}
+
+// storedUnit decodes the stored unit ref.
+func storedUnit(ref unitRef, raw []byte) (StoredUnit, error) {
+	var u unitState
+	if err := decode("file index unit", raw, &u); err != nil {
+		return StoredUnit{}, err
+	}
+	return StoredUnit{Partition: ref.partition, Group: ref.group, Paths: u.Paths, Bytes: u.Bytes}, nil
 }
