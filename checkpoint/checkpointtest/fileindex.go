@@ -30,12 +30,14 @@ func testFileIndex(t *testing.T, s checkpoint.Store) {
 	}
 	rng := rand.New(rand.NewPCG(21, 14))
 	files := map[string]checkpoint.FileState{}
+	seen := map[string]bool{} // every segment name a commit listed
 	for step := range 40 {
 		hdr := fullCheckpoint("orders", int64(step+1), nil)
 		if step%10 == 0 { // a full commit now and then replaces the map
 			files = randomFiles(rng, 30+rng.IntN(30), step)
 			hdr.Files = maps.Clone(files)
 			must(t, fmt.Sprintf("commit %d", step), s.CommitCheckpoint(ctx, l, hdr))
+			noteSegments(seen, files)
 		} else {
 			d := randomDelta(rng, files, step)
 			d.Header = hdr
@@ -44,12 +46,13 @@ func testFileIndex(t *testing.T, s checkpoint.Store) {
 				delete(files, p)
 			}
 			maps.Copy(files, d.Set)
+			noteSegments(seen, d.Set)
 		}
 		whole, err := s.GetCheckpoint(ctx, "orders")
 		must(t, "GetCheckpoint", err)
 		sameJSON(t, fmt.Sprintf("step %d: file map", step), whole.Files, files)
 		if indexed {
-			checkIndex(t, step, fi, whole, rng)
+			checkIndex(t, step, fi, whole, seen, rng)
 		}
 	}
 }
@@ -107,7 +110,7 @@ func randomDelta(rng *rand.Rand, files map[string]checkpoint.FileState, step int
 
 // checkIndex compares every read of fi with whole, the checkpoint read
 // whole.
-func checkIndex(t *testing.T, step int, fi checkpoint.FileIndex, whole checkpoint.Checkpoint, rng *rand.Rand) {
+func checkIndex(t *testing.T, step int, fi checkpoint.FileIndex, whole checkpoint.Checkpoint, seen map[string]bool, rng *rand.Rand) {
 	t.Helper()
 	ctx := ctxT(t)
 	files := whole.Files
@@ -139,7 +142,7 @@ func checkIndex(t *testing.T, step int, fi checkpoint.FileIndex, whole checkpoin
 		must(t, "SmallUnits", err)
 		sameJSON(t, fmt.Sprintf("step %d: small units below %d", step, below), units, oracleSmallUnits(files, below, "", "p=2"))
 	}
-	checkUnreferenced(t, step, fi, files)
+	checkUnreferenced(t, step, fi, files, seen)
 }
 
 // oracleSmallUnits is SmallUnits worked out from the whole map.
@@ -183,16 +186,21 @@ func oracleSmallUnits(files map[string]checkpoint.FileState, below int64, parts 
 	return out
 }
 
-// checkUnreferenced asks for a few names and for many (a store may answer
-// each way differently), half of them referenced.
-func checkUnreferenced(t *testing.T, step int, fi checkpoint.FileIndex, files map[string]checkpoint.FileState) {
-	t.Helper()
-	refs := map[string]bool{}
+func noteSegments(seen map[string]bool, files map[string]checkpoint.FileState) {
 	for _, fs := range files {
 		for _, s := range fs.Segments {
-			refs[s] = true
+			seen[s] = true
 		}
 	}
+}
+
+// checkUnreferenced asks for a few names and for many (a store may answer
+// each way differently): names never listed, names the map lists and
+// names it listed before a commit took their last entry out.
+func checkUnreferenced(t *testing.T, step int, fi checkpoint.FileIndex, files map[string]checkpoint.FileState, seen map[string]bool) {
+	t.Helper()
+	refs := map[string]bool{}
+	noteSegments(refs, files)
 	for _, n := range []int{5, 200} {
 		var names, want []string
 		for i := range n {
@@ -204,6 +212,15 @@ func checkUnreferenced(t *testing.T, step int, fi checkpoint.FileIndex, files ma
 				break
 			}
 			names = append(names, s)
+		}
+		for _, s := range slices.Sorted(maps.Keys(seen)) {
+			if len(names) >= 3*n {
+				break
+			}
+			if !refs[s] {
+				names = append(names, s)
+				want = append(want, s)
+			}
 		}
 		got, err := fi.UnreferencedSegments(ctxT(t), "orders", names)
 		must(t, "UnreferencedSegments", err)
