@@ -74,9 +74,10 @@
 //     records, so deleting a connection costs one pass over the tables). Of
 //     a delete and a create racing on one connection exactly one succeeds.
 //     CreateTable and PutTable do not check: they are for tests and tools.
-//   - C14 (FileIndex: Bolt, Memory) A store that indexes file maps keeps
-//     each table's index in the transaction of every commit, full or
-//     delta, so that after it IndexedCheckpoint's counts, LookupFiles,
+//   - C14 (FileIndex: every store) A store that indexes file maps keeps
+//     each table's index in the step of every commit, full or delta (Bolt:
+//     its transaction; Redis: its script; Memory: its lock), so that after
+//     it IndexedCheckpoint's counts, LookupFiles,
 //     SmallUnits and UnreferencedSegments answer exactly as the whole map
 //     would. An index not written by the checkpoint's own commit (a store
 //     last written by a release without indexes) is reported out of step
@@ -142,6 +143,12 @@
 //	{P}v1:segtokens:{t}           hash     segment name → fencing token (ledger)
 //	{P}v1:observation:{t}         string   Observation JSON + "v" (the latest check)
 //	{P}v1:staging:{t}:{nonce}:del set      file paths a delta removes (TTL 1h)
+//	{P}v1:fidx-stamp:{t}          string   file index stamp JSON (C14; below)
+//	{P}v1:fidx-segs:{t}           hash     segment name → count of entries listing it
+//	{P}v1:fidx-units:{t}          hash     unit key → {"v","bytes","unsized","paths"}
+//	{P}v1:fidx-small:{t}          zset     size key, score 0 (ordered by bytes)
+//	{P}v1:staging:{t}:{nonce}:fidx-{segs,units,small,unitdel,smallout}
+//	                              (TTL 1h) a commit's index change (below)
 //	{P}v1:work                    stream   work items, field "item" = WorkItem JSON;
 //	                                       consumer group "floe-builders"
 //	{P}v1:workdone:{t}:{run}      list     WorkResult JSON of completed items (TTL 1h)
@@ -149,8 +156,9 @@
 // (The key is P immediately followed by "v1:...", e.g. "floe:v1:table:orders".)
 //
 // The checkpoint header is the Checkpoint JSON without "files", plus
-// "v" and "fileCount" (informational: summaries count the file hash, since
-// delta commits do not rewrite it), and "backfill" while a batched run is
+// "v" and "fileCount" (the count of the map the commit wrote, which delta
+// commits of releases before the file index did not keep: summaries count
+// the file hash), and "backfill" while a batched run is
 // part-way (Backfill):
 //
 //	{"v":1,"table":"orders","snapshotId":42,"sequenceNumber":7,
@@ -191,6 +199,41 @@
 // commit deletes its staging hash. A delta commit stages the files it sets
 // (hash) and removes (set) the same way, then one script checks the lease,
 // HDELs, HSETs and SETs the header (C9).
+//
+// The file index (C14) is Bolt's (below) in four keys: the stamp
+// {"v","leaseToken","committedAt","counts"} names the commit the index is
+// in step with (it matches the header's leaseToken, committedAt and
+// fileCount) and counts the map; fidx-segs counts, per segment name, the
+// entries that list it (HINCRBY; a name at 0 is removed); fidx-units
+// holds each unit's members under its unit key; fidx-small holds one
+// member per unit whose members all record a size, the unit's size key,
+// all with score 0, so ZRANGEBYLEX from the partition's prefix up to
+// (exclusive) the prefix and 8 bytes of a size lists the partition's
+// units under that size (unit and size keys are byte strings exactly as
+// in Bolt). The lease holder computes what a commit changes in the index
+// and stages it beside the files; the commit's script applies it after
+// the lease check, with the map and the header. A full commit stages the
+// whole index of its map (fidx-segs, -units, -small) and RENAMEs it over
+// the stored keys with the file map (DEL when empty), and SETs the stamp.
+// A delta commit reads, in one MULTI, the header, the stamp and the old
+// entries of the paths it touches, then the units those and its new
+// entries belong to; it stages the reference count increments (segs),
+// the units it rewrites (units) and deletes (unitdel), and the size keys
+// it takes out (smallout) and puts in (small). Its script also checks that
+// the header and the stamp are still the ones it read: if not, it applies
+// the delta to the map and header and deletes the stamp (out of step),
+// never an edit computed for another index. Scripts check every staged
+// key holds the entries staged ("staging" otherwise, nothing committed),
+// and cost the size of the change. A delta that finds the index out of
+// step (a store last written by a release without it) reads the whole
+// map in the MULTI instead and stages the whole index of the map it
+// makes, which its script RENAMEs in. IndexedCheckpoint reads header and
+// stamp in one MULTI (never the map), LookupFiles HMGETs the map,
+// UnreferencedSegments HMGETs fidx-segs in a MULTI with header and stamp,
+// and SmallUnits is one script that reads header, stamp, the ranges of
+// fidx-small and the units they name. A release without the index leaves
+// the keys alone; its commits do not move the stamp, so the next commit
+// of this one rebuilds the index.
 //
 // Work queue: one stream for every table; each replica's builders read it
 // as consumers of one group (XREADGROUP), take over items idle longer than

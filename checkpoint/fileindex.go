@@ -13,8 +13,8 @@ import (
 
 // FileIndex is implemented by stores that keep an index of each table's
 // file map beside it, in step with every commit (C14), so that a run reads
-// the entries it touches instead of the whole map: Bolt and Memory. A
-// store without it (Redis) is read whole with GetCheckpoint. The reads
+// the entries it touches instead of the whole map: Bolt, Redis and Memory.
+// A store without it is read whole with GetCheckpoint. The reads
 // see the table's last commit; a caller that holds the table's lease sees
 // no commit in between but its own.
 type FileIndex interface {

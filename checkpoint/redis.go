@@ -295,6 +295,7 @@ func (r *Redis) DeleteTable(ctx context.Context, name string) error {
 		r.keys.table(name), r.keys.tables(),
 		r.keys.checkpoint(name), r.keys.files(name), r.keys.runs(name), r.keys.runOrder(name), r.keys.lease(name),
 		r.keys.segTokens(name), r.keys.observation(name),
+		r.keys.indexStamp(name), r.keys.indexSegs(name), r.keys.indexUnits(name), r.keys.indexSmall(name),
 	}
 	n, err := r.deleteTable(ctx, name, keys)
 	r.overviews.forget(name)

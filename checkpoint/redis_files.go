@@ -6,25 +6,57 @@ import (
 	"slices"
 	"strconv"
 	"time"
-
-	"github.com/redis/go-redis/v9"
 )
 
 // commitDeltaLua: KEYS lease, staged set (hash), staged deletions (set),
-// files, checkpoint; ARGV owner, token, header JSON. Returns "ok" |
-// "fenced".
-const commitDeltaLua = `
+// files, checkpoint, index stamp, segs, units, small, staged segs, units,
+// small, unit deletions, small deletions; ARGV owner, token, header JSON,
+// index mode ("edit" | "fresh"), the header and stamp the index change
+// was computed from ("" for none), the new stamp JSON, then the entry
+// counts of the seven staged keys. Returns "ok" | "fenced" | "staging" |
+// "stale" (map and header applied, index left out of step: its base
+// moved).
+const commitDeltaLua = stagedLua + `
+local staged = {KEYS[2], KEYS[3], KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14]}
 local cur = redis.call('HMGET', KEYS[1], 'owner', 'token')
 if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
-  redis.call('DEL', KEYS[2], KEYS[3])
+  redis.call('DEL', unpack(staged))
   return 'fenced'
 end
+if not whole({2, 3, 10, 11, 12, 13, 14}, 'hshhzss', 8) then
+  redis.call('DEL', unpack(staged))
+  return 'staging'
+end
+local base = (redis.call('GET', KEYS[5]) or '') == ARGV[5] and (redis.call('GET', KEYS[6]) or '') == ARGV[6]
 local del = redis.call('SMEMBERS', KEYS[3])
 for i = 1, #del do redis.call('HDEL', KEYS[4], del[i]) end
 local set = redis.call('HGETALL', KEYS[2])
 for i = 1, #set, 2 do redis.call('HSET', KEYS[4], set[i], set[i + 1]) end
-redis.call('DEL', KEYS[2], KEYS[3])
 redis.call('SET', KEYS[5], ARGV[3])
+if not base then
+  redis.call('DEL', KEYS[6], unpack(staged))
+  return 'stale'
+end
+if ARGV[4] == 'fresh' then
+  swap(KEYS[10], KEYS[7])
+  swap(KEYS[11], KEYS[8])
+  swap(KEYS[12], KEYS[9])
+else
+  local inc = redis.call('HGETALL', KEYS[10])
+  for i = 1, #inc, 2 do
+    if redis.call('HINCRBY', KEYS[7], inc[i], inc[i + 1]) <= 0 then redis.call('HDEL', KEYS[7], inc[i]) end
+  end
+  local gone = redis.call('SMEMBERS', KEYS[13])
+  for i = 1, #gone do redis.call('HDEL', KEYS[8], gone[i]) end
+  local units = redis.call('HGETALL', KEYS[11])
+  for i = 1, #units, 2 do redis.call('HSET', KEYS[8], units[i], units[i + 1]) end
+  local out = redis.call('SMEMBERS', KEYS[14])
+  for i = 1, #out do redis.call('ZREM', KEYS[9], out[i]) end
+  local put = redis.call('ZRANGE', KEYS[12], 0, -1)
+  for i = 1, #put do redis.call('ZADD', KEYS[9], 0, put[i]) end
+end
+redis.call('SET', KEYS[6], ARGV[7])
+redis.call('DEL', unpack(staged))
 return 'ok'
 `
 
@@ -40,53 +72,81 @@ end
 return 1
 `
 
-// CommitCheckpointDelta stages d's files, then one script checks the lease
-// and applies deletions, writes and the header at once (C1, C9). The file
-// count is not stored: summaries count the file hash (HLEN).
+// CommitCheckpointDelta computes the change d makes to the table's file
+// index from the entries it touches (or the whole index, when the stored
+// one is out of step), stages d's files and that change, then one script
+// checks the lease and applies deletions, writes, the header and the
+// index at once (C1, C9, C14). The header's file count is the index's.
 func (r *Redis) CommitCheckpointDelta(ctx context.Context, lease Lease, d CheckpointDelta) error {
 	if err := checkDelta(lease, d); err != nil {
 		return fmt.Errorf("commit checkpoint delta: %w", err)
 	}
 	op := "commit checkpoint delta of table " + quote(lease.Table)
-	cp := stampCheckpoint(d.Header, lease, time.Now())
-	hdr, err := encode("checkpoint", newHeader(cp))
+	dels := d.deletions()
+	base, w, err := r.deltaIndex(ctx, lease.Table, d, dels)
+	if err != nil {
+		return redisErr(op, err)
+	}
+	return r.applyDelta(ctx, op, lease, d, dels, base, w)
+}
+
+// applyDelta stages d and w, the index change computed from base, and
+// runs the script that commits them.
+func (r *Redis) applyDelta(ctx context.Context, op string, lease Lease, d CheckpointDelta, dels []string,
+	base redisIndexBase, w *redisIndexWrite) error {
+	h := newHeader(stampCheckpoint(d.Header, lease, time.Now()))
+	h.FileCount = w.counts.Files
+	hdr, err := encode("checkpoint", h)
+	if err != nil {
+		return err
+	}
+	stamp, err := encode("file index stamp", newIndexStamp(h, w.counts))
 	if err != nil {
 		return err
 	}
 	n := nonce()
-	staged, dels := r.keys.staging(lease.Table, n), r.keys.staging(lease.Table, n+":del")
-	if err := r.stageFiles(ctx, staged, d.Set); err != nil {
+	staged, stagedDels, st := r.keys.staging(lease.Table, n), r.keys.staging(lease.Table, n+":del"), r.keys.indexStaging(lease.Table, n)
+	if err := r.stageDelta(ctx, staged, stagedDels, st, d.Set, dels, w); err != nil {
 		return redisErr(op, err)
 	}
-	if err := r.stageDeletions(ctx, dels, d.deletions()); err != nil {
-		return redisErr(op, err)
+	keys := append([]string{r.keys.lease(lease.Table), staged, stagedDels, r.keys.files(lease.Table), r.keys.checkpoint(lease.Table),
+		r.keys.indexStamp(lease.Table), r.keys.indexSegs(lease.Table), r.keys.indexUnits(lease.Table), r.keys.indexSmall(lease.Table)},
+		st.keys()...)
+	mode := "edit"
+	if w.fresh {
+		mode = "fresh"
 	}
-	keys := []string{r.keys.lease(lease.Table), staged, dels, r.keys.files(lease.Table), r.keys.checkpoint(lease.Table)}
-	res, err := r.scripts.commitDelta.Run(ctx, r.client, keys, lease.Owner, strconv.FormatInt(lease.Token, 10), hdr).Text()
+	args := append([]any{lease.Owner, strconv.FormatInt(lease.Token, 10), hdr, mode, base.header, base.stamp, stamp,
+		len(d.Set), len(dels)}, w.sizes()...)
+	res, err := r.scripts.commitDelta.Run(ctx, r.client, keys, args...).Text()
 	if err != nil {
 		return redisErr(op, err)
 	}
-	if res != "ok" {
+	switch res {
+	case "ok", "stale": // stale: committed; the next commit rebuilds the index (C14)
+		return nil
+	case "fenced":
 		return fmt.Errorf("%s: %w (token %d)", op, ErrFenced, lease.Token)
+	default:
+		return fmt.Errorf("%s: staged change incomplete (%s); nothing committed", op, res)
 	}
-	return nil
 }
 
-// stageDeletions writes paths into a staging set in chunks.
-func (r *Redis) stageDeletions(ctx context.Context, key string, paths []string) error {
-	for chunk := range slices.Chunk(paths, stagingChunk) {
-		args := make([]any, len(chunk))
-		for i, p := range chunk {
-			args[i] = p
-		}
-		_, err := r.client.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			pl.SAdd(ctx, key, args...)
-			pl.PExpire(ctx, key, stagingTTL)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("stage deletions: %w", err)
-		}
+// stageDelta stages a delta's files set, paths deleted and index change.
+func (r *Redis) stageDelta(ctx context.Context, staged, stagedDels string, st indexStaging,
+	set map[string]FileState, dels []string, w *redisIndexWrite) error {
+	b := r.newStageBatch(ctx)
+	if err := b.files(staged, set); err != nil {
+		return fmt.Errorf("stage files: %w", err)
+	}
+	if err := b.set(stagedDels, dels); err != nil {
+		return fmt.Errorf("stage deletions: %w", err)
+	}
+	if err := w.stage(b, st); err != nil {
+		return fmt.Errorf("stage file index: %w", err)
+	}
+	if err := b.flush(); err != nil {
+		return fmt.Errorf("stage delta: %w", err)
 	}
 	return nil
 }

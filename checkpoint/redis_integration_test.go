@@ -76,6 +76,7 @@ func TestRedis_DefaultPrefixKeys(t *testing.T) {
 	}
 	got := strings.Join(redisKeys(t, url), " ")
 	want := "floe:v1:checkpoint:orders floe:v1:conn:c1 floe:v1:conns floe:v1:fence:orders " +
+		"floe:v1:fidx-segs:orders floe:v1:fidx-stamp:orders floe:v1:fidx-units:orders " +
 		"floe:v1:files:orders floe:v1:lease:orders floe:v1:runorder:orders floe:v1:runs:orders " +
 		"floe:v1:table:orders floe:v1:tablechanges floe:v1:tablerev floe:v1:tables"
 	if got != want {

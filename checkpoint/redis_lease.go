@@ -70,25 +70,38 @@ func (r *Redis) GetCheckpointSummary(ctx context.Context, table string) (Checkpo
 	return h.summary(), nil
 }
 
-// CommitCheckpoint stages the file map under a private key, then a script
-// checks the lease and swaps header and files in at once (C1, C2).
+// CommitCheckpoint stages the file map and its whole file index under
+// private keys, then a script checks the lease and swaps header, files
+// and index in at once (C1, C2, C14).
 func (r *Redis) CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint) error {
 	if err := checkCommit(lease, cp); err != nil {
 		return fmt.Errorf("commit checkpoint: %w", err)
 	}
 	op := "commit checkpoint of table " + quote(cp.Table)
 	cp = stampCheckpoint(cp, lease, time.Now())
-	hdr, err := encode("checkpoint", newHeader(cp))
+	h := newHeader(cp)
+	hdr, err := encode("checkpoint", h)
 	if err != nil {
 		return err
 	}
-	staging := r.keys.staging(cp.Table, nonce())
-	if err := r.stageFiles(ctx, staging, cp.Files); err != nil {
+	w, err := freshIndexWrite(cp.Files)
+	if err != nil {
+		return err
+	}
+	stamp, err := encode("file index stamp", newIndexStamp(h, w.counts))
+	if err != nil {
+		return err
+	}
+	n := nonce()
+	staging, st := r.keys.staging(cp.Table, n), r.keys.indexStaging(cp.Table, n)
+	if err := r.stageCommit(ctx, staging, st, cp.Files, w); err != nil {
 		return redisErr(op, err)
 	}
-	keys := []string{r.keys.lease(cp.Table), staging, r.keys.files(cp.Table), r.keys.checkpoint(cp.Table)}
-	res, err := r.scripts.commit.Run(ctx, r.client, keys,
-		lease.Owner, strconv.FormatInt(lease.Token, 10), len(cp.Files), hdr).Text()
+	keys := append([]string{r.keys.lease(cp.Table), staging, r.keys.files(cp.Table), r.keys.checkpoint(cp.Table),
+		r.keys.indexStamp(cp.Table), r.keys.indexSegs(cp.Table), r.keys.indexUnits(cp.Table), r.keys.indexSmall(cp.Table)},
+		st.keys()...)
+	args := append([]any{lease.Owner, strconv.FormatInt(lease.Token, 10), len(cp.Files), hdr, stamp}, w.sizes()...)
+	res, err := r.scripts.commit.Run(ctx, r.client, keys, args...).Text()
 	if err != nil {
 		return redisErr(op, err)
 	}
@@ -102,32 +115,17 @@ func (r *Redis) CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint
 	}
 }
 
-// stageFiles writes files into the staging hash in chunks.
-func (r *Redis) stageFiles(ctx context.Context, key string, files map[string]FileState) error {
-	if len(files) == 0 {
-		return nil
+// stageCommit stages a whole file map and its index.
+func (r *Redis) stageCommit(ctx context.Context, staging string, st indexStaging, files map[string]FileState, w *redisIndexWrite) error {
+	b := r.newStageBatch(ctx)
+	if err := b.files(staging, files); err != nil {
+		return fmt.Errorf("stage file map: %w", err)
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
+	if err := w.stage(b, st); err != nil {
+		return fmt.Errorf("stage file index: %w", err)
 	}
-	for chunk := range slices.Chunk(paths, stagingChunk) {
-		args := make([]any, 0, 2*len(chunk))
-		for _, p := range chunk {
-			raw, err := encodeFile(files[p])
-			if err != nil {
-				return err
-			}
-			args = append(args, p, raw)
-		}
-		_, err := r.client.Pipelined(ctx, func(pl redis.Pipeliner) error {
-			pl.HSet(ctx, key, args...)
-			pl.PExpire(ctx, key, stagingTTL)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("stage file map: %w", err)
-		}
+	if err := b.flush(); err != nil {
+		return fmt.Errorf("stage file map: %w", err)
 	}
 	return nil
 }

@@ -41,26 +41,51 @@ redis.call('DEL', KEYS[1])
 return 1
 `
 
-// commitLua: KEYS lease, staging, files, checkpoint; ARGV owner, token,
-// file count, header JSON. Returns "ok" | "fenced" | "staging".
-const commitLua = `
+// stagedLua defines the helpers of the commit scripts: swap moves a
+// staged key over a stored one (or deletes the stored one when nothing
+// was staged); whole reports whether each staged key (KEYS[keys[i]], of
+// type kinds[i]: h hash, s set, z sorted set) holds the number of entries
+// the client staged (ARGV[from + i - 1]).
+const stagedLua = `
+local function swap(staged, key)
+  if redis.call('EXISTS', staged) == 1 then
+    redis.call('RENAME', staged, key)
+    redis.call('PERSIST', key)
+  else
+    redis.call('DEL', key)
+  end
+end
+local card = {h = 'HLEN', s = 'SCARD', z = 'ZCARD'}
+local function whole(keys, kinds, from)
+  for i = 1, #keys do
+    if redis.call(card[string.sub(kinds, i, i)], KEYS[keys[i]]) ~= tonumber(ARGV[from + i - 1]) then return false end
+  end
+  return true
+end
+`
+
+// commitLua: KEYS lease, staged files, files, checkpoint, index stamp,
+// segs, units, small, staged segs, units, small, unit deletions, small
+// deletions (the last two unused); ARGV owner, token, file count, header
+// JSON, stamp JSON, then the entry counts of the five staged index keys.
+// Returns "ok" | "fenced" | "staging".
+const commitLua = stagedLua + `
+local staged = {KEYS[2], KEYS[9], KEYS[10], KEYS[11], KEYS[12], KEYS[13]}
 local cur = redis.call('HMGET', KEYS[1], 'owner', 'token')
 if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
-  redis.call('DEL', KEYS[2])
+  redis.call('DEL', unpack(staged))
   return 'fenced'
 end
-local n = tonumber(ARGV[3])
-if redis.call('HLEN', KEYS[2]) ~= n then
-  redis.call('DEL', KEYS[2])
+if not whole({2}, 'h', 3) or not whole({9, 10, 11}, 'hhz', 6) then
+  redis.call('DEL', unpack(staged))
   return 'staging'
 end
-if n == 0 then
-  redis.call('DEL', KEYS[3])
-else
-  redis.call('RENAME', KEYS[2], KEYS[3])
-  redis.call('PERSIST', KEYS[3])
-end
+swap(KEYS[2], KEYS[3])
+swap(KEYS[9], KEYS[6])
+swap(KEYS[10], KEYS[7])
+swap(KEYS[11], KEYS[8])
 redis.call('SET', KEYS[4], ARGV[4])
+redis.call('SET', KEYS[5], ARGV[5])
 return 'ok'
 `
 
@@ -95,6 +120,7 @@ return redis.call('HMGET', KEYS[1], unpack(ids))
 type redisScripts struct {
 	acquire, renew, release, commit, create, putRun, listRuns *redis.Script
 	commitDelta, ledger, heartbeat, confirm, complete         *redis.Script
+	smallUnits                                                *redis.Script
 }
 
 func newRedisScripts() redisScripts {
@@ -112,5 +138,6 @@ func newRedisScripts() redisScripts {
 		heartbeat:   redis.NewScript(heartbeatLua),
 		confirm:     redis.NewScript(confirmLua),
 		complete:    redis.NewScript(completeLua),
+		smallUnits:  redis.NewScript(smallUnitsLua),
 	}
 }
