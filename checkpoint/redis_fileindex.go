@@ -52,13 +52,37 @@ type redisIndexWrite struct {
 	smallOut []string
 }
 
-// freshIndexWrite is the whole index of files.
+// freshIndexWrite is the whole index of files: each unit built once from
+// its members (no edit maps: a whole commit indexes every entry).
 func freshIndexWrite(files map[string]FileState) (*redisIndexWrite, error) {
-	x := newIndexDelta()
+	w := &redisIndexWrite{fresh: true, counts: CountFiles(files), segs: make(map[string]int, len(files))}
+	units := make(map[unitRef]*unitState, len(files))
 	for p, fs := range files {
-		x.file(p, fs, 1)
+		for _, s := range fs.Segments {
+			w.segs[s]++
+		}
+		ref := unitOf(p, fs)
+		u := units[ref]
+		if u == nil {
+			u = &unitState{versioned: versioned{V: FormatCurrent}}
+			units[ref] = u
+		}
+		u.Paths = append(u.Paths, p)
+		u.count(fs.SizeBytes, 1)
 	}
-	return indexWrite(x, nil, x.counts, true)
+	w.units = make(map[string][]byte, len(units))
+	for ref, u := range units {
+		slices.Sort(u.Paths)
+		raw, err := encode("file index unit", u)
+		if err != nil {
+			return nil, err
+		}
+		w.units[string(unitKey(ref))] = raw
+		if u.Unsized == 0 {
+			w.smallIn = append(w.smallIn, string(smallKey(ref, u.Bytes)))
+		}
+	}
+	return w, nil
 }
 
 // indexWrite applies x to the stored units old (unit key → unit; absent:

@@ -106,7 +106,8 @@ func (r *Redis) applyDelta(ctx context.Context, op string, lease Lease, d Checkp
 	}
 	n := nonce()
 	staged, stagedDels, st := r.keys.staging(lease.Table, n), r.keys.staging(lease.Table, n+":del"), r.keys.indexStaging(lease.Table, n)
-	if err := r.stageDelta(ctx, staged, stagedDels, st, d.Set, dels, w); err != nil {
+	b, err := r.stageDelta(ctx, staged, stagedDels, st, d.Set, dels, w)
+	if err != nil {
 		return redisErr(op, err)
 	}
 	keys := append([]string{r.keys.lease(lease.Table), staged, stagedDels, r.keys.files(lease.Table), r.keys.checkpoint(lease.Table),
@@ -118,7 +119,7 @@ func (r *Redis) applyDelta(ctx context.Context, op string, lease Lease, d Checkp
 	}
 	args := append([]any{lease.Owner, strconv.FormatInt(lease.Token, 10), hdr, mode, base.header, base.stamp, stamp,
 		len(d.Set), len(dels)}, w.sizes()...)
-	res, err := r.scripts.commitDelta.Run(ctx, r.client, keys, args...).Text()
+	res, err := b.commit(r.scripts.commitDelta, keys, args...)
 	if err != nil {
 		return redisErr(op, err)
 	}
@@ -132,23 +133,21 @@ func (r *Redis) applyDelta(ctx context.Context, op string, lease Lease, d Checkp
 	}
 }
 
-// stageDelta stages a delta's files set, paths deleted and index change.
+// stageDelta stages a delta's files set, paths deleted and index change,
+// but for the last round trip, which the commit's script joins.
 func (r *Redis) stageDelta(ctx context.Context, staged, stagedDels string, st indexStaging,
-	set map[string]FileState, dels []string, w *redisIndexWrite) error {
+	set map[string]FileState, dels []string, w *redisIndexWrite) (*stageBatch, error) {
 	b := r.newStageBatch(ctx)
 	if err := b.files(staged, set); err != nil {
-		return fmt.Errorf("stage files: %w", err)
+		return nil, fmt.Errorf("stage files: %w", err)
 	}
 	if err := b.set(stagedDels, dels); err != nil {
-		return fmt.Errorf("stage deletions: %w", err)
+		return nil, fmt.Errorf("stage deletions: %w", err)
 	}
 	if err := w.stage(b, st); err != nil {
-		return fmt.Errorf("stage file index: %w", err)
+		return nil, fmt.Errorf("stage file index: %w", err)
 	}
-	if err := b.flush(); err != nil {
-		return fmt.Errorf("stage delta: %w", err)
-	}
-	return nil
+	return b, nil
 }
 
 // RecordSegments notes lease's token for names if lease is current.

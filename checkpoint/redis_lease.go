@@ -94,14 +94,15 @@ func (r *Redis) CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint
 	}
 	n := nonce()
 	staging, st := r.keys.staging(cp.Table, n), r.keys.indexStaging(cp.Table, n)
-	if err := r.stageCommit(ctx, staging, st, cp.Files, w); err != nil {
+	b, err := r.stageCommit(ctx, staging, st, cp.Files, w)
+	if err != nil {
 		return redisErr(op, err)
 	}
 	keys := append([]string{r.keys.lease(cp.Table), staging, r.keys.files(cp.Table), r.keys.checkpoint(cp.Table),
 		r.keys.indexStamp(cp.Table), r.keys.indexSegs(cp.Table), r.keys.indexUnits(cp.Table), r.keys.indexSmall(cp.Table)},
 		st.keys()...)
 	args := append([]any{lease.Owner, strconv.FormatInt(lease.Token, 10), len(cp.Files), hdr, stamp}, w.sizes()...)
-	res, err := r.scripts.commit.Run(ctx, r.client, keys, args...).Text()
+	res, err := b.commit(r.scripts.commit, keys, args...)
 	if err != nil {
 		return redisErr(op, err)
 	}
@@ -115,19 +116,18 @@ func (r *Redis) CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint
 	}
 }
 
-// stageCommit stages a whole file map and its index.
-func (r *Redis) stageCommit(ctx context.Context, staging string, st indexStaging, files map[string]FileState, w *redisIndexWrite) error {
+// stageCommit stages a whole file map and its index, but for the last
+// round trip, which the commit's script joins.
+func (r *Redis) stageCommit(ctx context.Context, staging string, st indexStaging, files map[string]FileState,
+	w *redisIndexWrite) (*stageBatch, error) {
 	b := r.newStageBatch(ctx)
 	if err := b.files(staging, files); err != nil {
-		return fmt.Errorf("stage file map: %w", err)
+		return nil, fmt.Errorf("stage file map: %w", err)
 	}
 	if err := w.stage(b, st); err != nil {
-		return fmt.Errorf("stage file index: %w", err)
+		return nil, fmt.Errorf("stage file index: %w", err)
 	}
-	if err := b.flush(); err != nil {
-		return fmt.Errorf("stage file map: %w", err)
-	}
-	return nil
+	return b, nil
 }
 
 func nonce() string {

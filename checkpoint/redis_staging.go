@@ -2,6 +2,7 @@ package checkpoint
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/redis/go-redis/v9"
@@ -47,6 +48,29 @@ func (b *stageBatch) flush() error {
 	_, err := b.pl.Exec(b.ctx)
 	b.pl, b.queued = nil, 0
 	return err
+}
+
+// commit queues script after what is staged, so the last staging writes
+// and the script share a round trip, and returns the script's reply. A
+// script the server does not know yet runs again by EVAL once the staged
+// writes are in (the script checks they are whole).
+func (b *stageBatch) commit(script *redis.Script, keys []string, args ...any) (string, error) {
+	if b.pl == nil {
+		b.pl = b.client.Pipeline()
+	}
+	cmd := script.EvalSha(b.ctx, b.pl, keys, args...)
+	err := b.flush()
+	if noScript(cmd.Err()) {
+		return script.Run(b.ctx, b.client, keys, args...).Text()
+	}
+	if err != nil {
+		return "", err
+	}
+	return cmd.Text()
+}
+
+func noScript(err error) bool {
+	return errors.Is(err, redis.ErrNoScript) || redis.HasErrorPrefix(err, "NOSCRIPT")
 }
 
 // files stages files into the hash key.
