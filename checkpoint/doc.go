@@ -77,9 +77,8 @@
 //   - C14 (FileIndex: every store) A store that indexes file maps keeps
 //     each table's index in the step of every commit, full or delta (Bolt:
 //     its transaction; Redis: its script; Memory: its lock), so that after
-//     it IndexedCheckpoint's counts, LookupFiles,
-//     SmallUnits and UnreferencedSegments answer exactly as the whole map
-//     would. An index not written by the checkpoint's own commit (a store
+//     it IndexedCheckpoint's counts, LookupFiles, SmallUnits and
+//     UnreferencedSegments answer exactly as the whole map would. An index not written by the checkpoint's own commit (a store
 //     last written by a release without indexes) is reported out of step
 //     (IndexedCheckpoint's ok false; SmallUnits and UnreferencedSegments
 //     fail with ErrIndexStale), and rebuilt from the stored map by the
@@ -156,10 +155,10 @@
 // (The key is P immediately followed by "v1:...", e.g. "floe:v1:table:orders".)
 //
 // The checkpoint header is the Checkpoint JSON without "files", plus
-// "v" and "fileCount" (the count of the map the commit wrote, which delta
-// commits of releases before the file index did not keep: summaries count
-// the file hash), and "backfill" while a batched run is
-// part-way (Backfill):
+// "v" and "fileCount" (the count of the map the commit wrote; delta
+// commits of releases before the file index did not keep it, so summaries
+// count the file hash), and "backfill" while a batched run is part-way
+// (Backfill):
 //
 //	{"v":1,"table":"orders","snapshotId":42,"sequenceNumber":7,
 //	 "metadataLocation":"s3://…/00007-….metadata.json","tableUuid":"…",
@@ -225,10 +224,13 @@
 // never an edit computed for another index. Scripts check every staged
 // key holds the entries staged ("staging" otherwise, nothing committed),
 // and cost the size of the change. A delta that finds the index out of
-// step (a store last written by a release without it) reads the whole
-// map in the MULTI instead and stages the whole index of the map it
-// makes, which its script RENAMEs in. IndexedCheckpoint reads header and
-// stamp in one MULTI (never the map), LookupFiles HMGETs the map,
+// step (a store last written by a release without it) reads header,
+// stamp and the whole map in a second MULTI and stages the whole index of
+// the map it makes, which its script RENAMEs in. Staging goes eight
+// chunks of 1,000 entries per pipelined round trip, the script in the
+// last one. DeleteTable deletes the four keys with the table's others
+// (C7). IndexedCheckpoint reads header and stamp in one MULTI (never the
+// map), LookupFiles HMGETs the map,
 // UnreferencedSegments HMGETs fidx-segs in a MULTI with header and stamp,
 // and SmallUnits is one script that reads header, stamp, the ranges of
 // fidx-small and the units they name. A release without the index leaves
