@@ -215,8 +215,9 @@
 // whole index of its map (fidx-segs, -units, -small) and RENAMEs it over
 // the stored keys with the file map (DEL when empty), and SETs the stamp.
 // A delta commit reads, in one MULTI, the header, the stamp and the old
-// entries of the paths it touches, then the units those and its new
-// entries belong to; it stages the reference count increments (segs),
+// entries of the paths it touches (with 1,000 deletions or more, after it,
+// once it knows it edits), then the units those and its new entries
+// belong to; it stages the reference count increments (segs),
 // the units it rewrites (units) and deletes (unitdel), and the size keys
 // it takes out (smallout) and puts in (small). Its script also checks that
 // the header and the stamp are still the ones it read: if not, it applies
@@ -224,7 +225,8 @@
 // never an edit computed for another index. Scripts check every staged
 // key holds the entries staged ("staging" otherwise, nothing committed),
 // and cost the size of the change. A delta that finds the index out of
-// step (a store last written by a release without it) reads header,
+// step (a store last written by a release without it), or that takes out
+// at least half of the map (as on Bolt: a compaction's remap), reads header,
 // stamp and the whole map in a second MULTI and stages the whole index of
 // the map it makes, which its script RENAMEs in. Staging goes eight
 // chunks of 1,000 entries per pipelined round trip, the script in the

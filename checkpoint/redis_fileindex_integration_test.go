@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -324,4 +325,44 @@ func sameAsJSON(t *testing.T, what string, got, want any) {
 	if gs, ws := norm(g), norm(w); gs != ws && !(gs == "{}" && ws == "[]") && !(gs == "[]" && ws == "{}") {
 		t.Fatalf("%s:\n got %s\nwant %s", what, gs, ws)
 	}
+}
+
+// TestRedis_FileIndexLargeDeltas: C9, C14 — deltas of more entries than
+// one staging chunk: one that edits the index (under half of the map
+// leaves, its old entries read after the stamp) and one that rebuilds it
+// (at least half leaves), each answering as the map does after.
+func TestRedis_FileIndexLargeDeltas(t *testing.T) {
+	ctx := t.Context()
+	f := newIndexFixture(t)
+	for i := range 3000 {
+		f.files[fmt.Sprintf("big/%04d", i)] = checkpoint.FileState{Segments: []string{fmt.Sprintf("t_big%d_0", i%700)},
+			SizeBytes: int64(i%5) * 10, Group: fmt.Sprintf("t_bg%d", i%50), Partition: []string{"", "p=1"}[i%2], DataSeq: 1}
+	}
+	if err := f.s.CommitCheckpoint(ctx, f.lease, checkpoint.Checkpoint{Table: "t", SnapshotID: 2, Files: maps.Clone(f.files)}); err != nil {
+		t.Fatal(err)
+	}
+	f.agree(t, "after a full commit of 3,005 files")
+	edit := checkpoint.CheckpointDelta{Header: checkpoint.Checkpoint{Table: "t", SnapshotID: 3},
+		Set: map[string]checkpoint.FileState{}}
+	for i := range 1200 {
+		edit.Delete = append(edit.Delete, fmt.Sprintf("big/%04d", 3*i))
+	}
+	for i := range 1100 {
+		edit.Set[fmt.Sprintf("new/%04d", i)] = checkpoint.FileState{Segments: []string{fmt.Sprintf("t_new%d_0", i)},
+			SizeBytes: 3, Group: fmt.Sprintf("t_ng%d", i%7), Partition: "p=1", DataSeq: 3}
+	}
+	if err := f.delta(t, f.lease, edit); err != nil {
+		t.Fatal(err)
+	}
+	f.agree(t, "after a delta of 2,300 entries")
+	rebuild := checkpoint.CheckpointDelta{Header: checkpoint.Checkpoint{Table: "t", SnapshotID: 4}}
+	for p := range f.files {
+		if strings.HasPrefix(p, "big/") || strings.HasPrefix(p, "new/0") {
+			rebuild.Delete = append(rebuild.Delete, p)
+		}
+	}
+	if err := f.delta(t, f.lease, rebuild); err != nil {
+		t.Fatal(err)
+	}
+	f.agree(t, "after a delta that takes most of the map out")
 }
