@@ -312,9 +312,10 @@ func (c *cluster) assertAbandoned(table string) {
 	}
 }
 
-// I2 for `floe sync` processes on the embedded store, whose runs plan from
-// the store's index of the file map (plan P14) and read the whole map only
-// when the plan needs it: SIGKILLs land at observed and random moments of
+// I2 for `floe sync` processes on the embedded store and on Redis, whose
+// runs plan from the store's index of the file map (checkpoint C14, plan
+// P14) and read the whole map only when the plan needs it: SIGKILLs land
+// at observed and random moments of
 // sync processes while the table gains small files (merged, P10), has
 // its files overwritten (merged units dropped: a run that reads the whole
 // map) and is compacted (a remap: the whole map too). A sync run to
@@ -322,16 +323,22 @@ func (c *cluster) assertAbandoned(table string) {
 // no run RUNNING and nothing of a dead run in the work directory or the
 // sink; an append after it plans from the index again.
 func TestCrash_SIGKILLSyncProcessesConverge(t *testing.T) {
+	for _, store := range []string{"embedded", "redis"} {
+		t.Run(store, func(t *testing.T) { sigkillSyncProcesses(t, store == "embedded") })
+	}
+}
+
+func sigkillSyncProcesses(t *testing.T, embedded bool) {
 	seed := seedFromEnv(rand.Uint64())
 	t.Logf("seed %d (replay with E2E_SEED=%d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 3))
 	c := newCluster(t, settings{replicas: 1, leaseTTL: 2 * time.Second, batchFiles: 3, buildParallelism: 2,
-		claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?", mergeSmallUnits: 3, embedded: true})
+		claimTimeout: 2 * time.Second, schedule: "0 0 0 1 1 ?", mergeSmallUnits: 3, embedded: embedded})
 	c.lake.appendFiles(12, 20_000)
 	r := c.start(0)
 	c.createTable(r, "events")
 	c.waitConverged("events", 60*time.Second)
-	r.proc.Stop() // the embedded store is one process's at a time
+	r.proc.Stop() // the embedded store is one process's at a time; on Redis, only the syncs run
 	phases := map[string]int{}
 	moments := []string{"plan", "build", "push", "commit", "swap", "sink", "random"}
 	const rounds = 10
