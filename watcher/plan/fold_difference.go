@@ -138,13 +138,13 @@ func (j *job) liveAfter(ctx context.Context, own []iceberg.ManifestFile, id int6
 
 // removedBetween returns the files live in lv that after does not hold,
 // with their partitions, numbered -1 when a snapshot since the checkpoint
-// added them (the history numbers them anew); false when they are not want
-// files, or when a
-// checkpointed one has no data sequence number (format 2 and later) or
-// no partition in a table whose specs are all partitioned.
+// added them (the history numbers them anew); false when they are not
+// want files, or when a checkpointed one has no data sequence number
+// (format 2 and later) or no partition in a table whose specs are all
+// partitioned.
 func (j *job) removedBetween(lv *live, after map[string]struct{}, want int64) ([]stepFile, bool) {
 	removed := make([]stepFile, 0, presize(int32(min(want, maxPresized))))
-	noSeq, parted := j.meta.Version() >= 2, j.allPartitioned()
+	needSeq, parted := j.meta.Version() >= 2, j.allPartitioned()
 	for path, fs := range lv.base {
 		if _, ok := after[path]; ok || lv.gone[path] {
 			continue
@@ -152,8 +152,8 @@ func (j *job) removedBetween(lv *live, after map[string]struct{}, want int64) ([
 		if _, ok := lv.files[path]; ok {
 			continue // folded in again since the checkpoint: below
 		}
-		if (noSeq && fs.DataSeq < 1) || (parted && fs.Partition == "") {
-			return nil, false
+		if (needSeq && fs.DataSeq < 1) || (parted && fs.Partition == "") || int64(len(removed)) == want {
+			return nil, false // not recorded, or more files than the snapshot removed
 		}
 		removed = append(removed, stepFile{path: path, partition: fs.Partition})
 	}
