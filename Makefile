@@ -88,6 +88,10 @@ bench-deletes: ## a sync of a 2M-row data file with a deletion vector: floe appl
 	go build -o .cache/bench/segbench ./tools/bench/segments
 	.cache/bench/segbench deletes -dir .cache/bench -report docs/benchmarks.md
 
+.PHONY: bench-plan-manifests-redis
+bench-plan-manifests-redis: ## the one-file syncs of bench-plan-manifests with the checkpoints in a real redis-server (writes docs/benchmarks.md)
+	bash scripts/bench-plan-redis.sh -runs 5
+
 .PHONY: bench-plan-manifests
 bench-plan-manifests: ## one-file sync (cold floe sync process, warm run) on 10 / 1,000 / 10,000 / 100,000-file tables written one manifest per file, never merged (writes docs/benchmarks.md)
 	bash scripts/bench-plan.sh -manifest-per-file -runs 5
@@ -126,7 +130,7 @@ bench-metrics: ## GET /metrics with 1,000 tables on Redis (writes docs/benchmark
 	bash scripts/bench-metrics.sh
 
 .PHONY: bench
-bench: bench-segments bench-deletes bench-store bench-control bench-plan bench-plan-manifests bench-eqdelete bench-runs bench-overwrite bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
+bench: bench-segments bench-deletes bench-store bench-control bench-plan bench-plan-manifests bench-plan-manifests-redis bench-eqdelete bench-runs bench-overwrite bench-swap bench-freshness bench-tables bench-metrics ## every benchmark
 
 .PHONY: docker
 docker: ## build the container image

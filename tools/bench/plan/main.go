@@ -52,6 +52,9 @@ type options struct {
 	// their own block (manifests.go); it implies processOnly and no
 	// compaction.
 	manifestPerFile bool
+	// redis, when set, is the Redis server the processes keep their
+	// checkpoints in (-manifest-per-file only).
+	redis string
 }
 
 func parseOptions(args []string, stderr io.Writer) (options, error) {
@@ -71,6 +74,8 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 	fs.BoolVar(&o.manifestPerFile, "manifest-per-file", false, "build each table one manifest per data file, its history expired to the last "+
 		"few snapshots (a writer committing one file per commit, never merging manifests), and publish the processes' figures "+
 		"into their own block (needs -floe; implies -process-only and -compact=false)")
+	fs.StringVar(&o.redis, "redis", "", "with -manifest-per-file: keep the processes' checkpoints in this Redis server (redis://host:port), "+
+		"each table size under a key prefix of its own, instead of an embedded store, and publish into a block of its own")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -92,6 +97,9 @@ func parseOptions(args []string, stderr io.Writer) (options, error) {
 			return o, errors.New("-manifest-per-file and -compact-only exclude each other")
 		}
 		o.processOnly, o.compact = true, false
+	}
+	if o.redis != "" && !o.manifestPerFile {
+		return o, errors.New("-redis needs -manifest-per-file")
 	}
 	if o.processOnly && o.floe == "" {
 		return o, errors.New("-process-only, -compact-only and -manifest-per-file need -floe")
@@ -130,7 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	if o.manifestPerFile {
-		return report.Publish(stdout, o.report, manifestsReportBlock(), renderManifestsReport(o, results))
+		return report.Publish(stdout, o.report, manifestsReportBlock(o), renderManifestsReport(o, results))
 	}
 	if !o.compactOnly {
 		if err := report.Publish(stdout, o.report, procReportBlock(), renderProcessReport(o, results)); err != nil {
@@ -159,7 +167,8 @@ func measureSize(ctx context.Context, o options, lk *lake.Lake, n int, stderr io
 	if o.floe != "" {
 		fmt.Fprintf(stderr, "planbench: %d floe sync processes and warm runs on %d files\n", o.runs, lk.Files)
 		res.procFiles = lk.Files
-		procs, err := measureProcesses(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "procs"), o.floe, o.runs, o.profile, o.compact)
+		procs, err := measureProcesses(ctx, lk, filepath.Join(o.dir, fmt.Sprint(n), "procs"), o.floe, o.runs, o.profile, o.compact,
+			o.redis)
 		if err != nil {
 			return res, err
 		}

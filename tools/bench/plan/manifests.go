@@ -16,6 +16,9 @@ import (
 const (
 	manifestsReportBegin = "<!-- bench-plan-manifests:begin -->"
 	manifestsReportEnd   = "<!-- bench-plan-manifests:end -->"
+	// The same on the Redis store (-redis).
+	manifestsRedisBegin = "<!-- bench-plan-manifests-redis:begin -->"
+	manifestsRedisEnd   = "<!-- bench-plan-manifests-redis:end -->"
 )
 
 // buildLake builds the table of n data files the options ask for.
@@ -44,18 +47,23 @@ func listedManifests(ctx context.Context, l *lake.Lake) (int, error) {
 // ratios to the smallest table.
 func renderManifestsReport(o options, rs []result) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n", manifestsReportBegin)
+	blk := manifestsReportBlock(o)
+	fmt.Fprintf(&b, "%s\n", blk.Begin)
 	fmt.Fprintf(&b, "Last run: %s UTC, %s, %d CPUs shared with other work; median of %d one-file syncs per size after "+
 		"one warm-up; tables written one manifest per data file (one ADDED entry each, never merged), history expired "+
-		"to the last %d snapshots; Bolt store, local-directory sink.\n\n",
-		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.runs, lake.KeepSnapshots)
+		"to the last %d snapshots; %s, local-directory sink.\n\n",
+		time.Now().UTC().Format("2006-01-02 15:04"), runtime.Version(), runtime.NumCPU(), o.runs, lake.KeepSnapshots,
+		newBenchStore("", o.redis, "").name())
 	writeProcTable(&b, rs, true)
-	fmt.Fprintf(&b, "%s\n", manifestsReportEnd)
+	fmt.Fprintf(&b, "%s\n", blk.End)
 	return b.String()
 }
 
 // manifestsReportBlock is the block of the tables written one manifest
-// per data file.
-func manifestsReportBlock() report.Block {
+// per data file, on the store o asks for.
+func manifestsReportBlock(o options) report.Block {
+	if o.redis != "" {
+		return report.Block{Begin: manifestsRedisBegin, End: manifestsRedisEnd, Section: "## Planning"}
+	}
 	return report.Block{Begin: manifestsReportBegin, End: manifestsReportEnd, Section: "## Planning"}
 }

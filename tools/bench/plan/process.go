@@ -51,12 +51,14 @@ type procResult struct {
 // profile, when set, names the CPU profiles: the last cold process's
 // (.cold.<files>), the warm runs' (.warm.<files>) and the warm remap's
 // (.warm.compact.<files>).
-func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, runs int, profile string, compact bool) (procResult, error) {
+func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, runs int, profile string, compact bool,
+	redisURL string) (procResult, error) {
 	dir, err := filepath.Abs(dir) // floe's security.localRoots must be absolute
 	if err != nil {
 		return procResult{}, err
 	}
-	env, err := seedStore(ctx, l, dir)
+	st := newBenchStore(dir, redisURL, fmt.Sprintf("planbench:%d:%d:", l.Files, time.Now().UnixNano()))
+	env, err := seedStore(ctx, l, dir, st)
 	if err != nil {
 		return procResult{}, err
 	}
@@ -80,7 +82,7 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 			cold = append(cold, c)
 		}
 	}
-	store, err := checkpoint.OpenBolt(filepath.Join(dir, "floe.db"))
+	store, err := st.open(ctx)
 	if err != nil {
 		return procResult{}, err
 	}
@@ -107,14 +109,14 @@ func measureProcesses(ctx context.Context, l *lake.Lake, dir, floeBin string, ru
 	return res, nil
 }
 
-// seedStore makes the Bolt store the floe processes share (the lake's
-// catalog as a connection, the table, and a checkpoint of every file,
-// built as placeholders) and returns the processes' environment.
-func seedStore(ctx context.Context, l *lake.Lake, dir string) ([]string, error) {
+// seedStore fills st, the store the floe processes share, in dir (the
+// lake's catalog as a connection, the table, and a checkpoint of every
+// file, built as placeholders) and returns the processes' environment.
+func seedStore(ctx context.Context, l *lake.Lake, dir string, st benchStore) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	store, err := checkpoint.OpenBolt(filepath.Join(dir, "floe.db"))
+	store, err := st.open(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -138,8 +140,7 @@ func seedStore(ctx context.Context, l *lake.Lake, dir string) ([]string, error) 
 		return nil, fmt.Errorf("seed the checkpoint: %w", err)
 	}
 	root := filepath.Dir(l.DB)
-	return append(os.Environ(),
-		"FLOE_STORE_PATH="+filepath.Join(dir, "floe.db"),
+	return append(append(os.Environ(), st.env()...),
 		"FLOE_PINOT_SEGMENTDIR="+filepath.Join(dir, "segments"),
 		"FLOE_WATCHER_WORKDIR="+filepath.Join(dir, "work"),
 		"FLOE_SECURITY_LOCALROOTS="+root+","+dir,

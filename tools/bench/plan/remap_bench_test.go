@@ -187,7 +187,7 @@ func BenchmarkWatcher_WarmRemap(b *testing.B) {
 		b.Fatal(err)
 	}
 	b.Cleanup(lk.Close)
-	if _, err := seedStore(ctx, lk, filepath.Join(dir, "seed")); err != nil {
+	if _, err := seedStore(ctx, lk, filepath.Join(dir, "seed"), newBenchStore(filepath.Join(dir, "seed"), "", "")); err != nil {
 		b.Fatal(err)
 	}
 	seed := filepath.Join(dir, "seed", "floe.db")
