@@ -85,6 +85,16 @@ func freshIndexWrite(files map[string]FileState) (*redisIndexWrite, error) {
 	return w, nil
 }
 
+// encodeHeaderAndStamp encodes a commit's header and the stamp of the
+// index written with it, for a map whose counts are counts.
+func encodeHeaderAndStamp(h checkpointHeader, counts FileCounts) (hdr, stamp []byte, err error) {
+	if hdr, err = encode("checkpoint", h); err != nil {
+		return nil, nil, err
+	}
+	stamp, err = encode("file index stamp", newIndexStamp(h, counts))
+	return hdr, stamp, err
+}
+
 // indexWrite applies x to the stored units old (unit key → unit; absent:
 // none) and returns the change, for a map whose counts become counts.
 func indexWrite(x *indexDelta, old map[string]*unitState, counts FileCounts, fresh bool) (*redisIndexWrite, error) {

@@ -96,11 +96,7 @@ func (r *Redis) applyDelta(ctx context.Context, op string, lease Lease, d Checkp
 	base redisIndexBase, w *redisIndexWrite) error {
 	h := newHeader(stampCheckpoint(d.Header, lease, time.Now()))
 	h.FileCount = w.counts.Files
-	hdr, err := encode("checkpoint", h)
-	if err != nil {
-		return err
-	}
-	stamp, err := encode("file index stamp", newIndexStamp(h, w.counts))
+	hdr, stamp, err := encodeHeaderAndStamp(h, w.counts)
 	if err != nil {
 		return err
 	}

@@ -79,16 +79,11 @@ func (r *Redis) CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint
 	}
 	op := "commit checkpoint of table " + quote(cp.Table)
 	cp = stampCheckpoint(cp, lease, time.Now())
-	h := newHeader(cp)
-	hdr, err := encode("checkpoint", h)
-	if err != nil {
-		return err
-	}
 	w, err := freshIndexWrite(cp.Files)
 	if err != nil {
 		return err
 	}
-	stamp, err := encode("file index stamp", newIndexStamp(h, w.counts))
+	hdr, stamp, err := encodeHeaderAndStamp(newHeader(cp), w.counts)
 	if err != nil {
 		return err
 	}

@@ -152,20 +152,9 @@ func BenchmarkWatcher_Remap(b *testing.B) {
 			Uploader: lake.NewMemSink()},
 			watcher.Options{Owner: "bench-serve", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 64,
 				Plan: procPlan})
-		var run checkpoint.Run
 		b.StartTimer()
-		c, err := measure(func() error {
-			var err error
-			pprof.Do(ctx, pprof.Labels("run", "remap"), func(ctx context.Context) {
-				run, err = w.RunOnce(ctx, seedTable, "bench", nil)
-			})
-			return err
-		})
+		cpu += measureRemap(ctx, b, w)
 		b.StopTimer()
-		cpu += c.cpu
-		if err != nil || run.Kind != checkpoint.RunRemap || run.SegmentsGenerated != 0 {
-			b.Fatalf("want a remap, got %q, %d built: %v (%v)", run.Kind, run.SegmentsGenerated, err, run.Log)
-		}
 		s.Close()
 		os.Remove(db)
 		b.StartTimer()
@@ -225,23 +214,30 @@ func BenchmarkWatcher_WarmRemap(b *testing.B) {
 			b.Fatalf("warm-up sync: %d segments built, %v", run.SegmentsGenerated, err)
 		}
 		ld.tbl = post
-		var run checkpoint.Run
 		b.StartTimer()
-		c, err := measure(func() error {
-			var err error
-			pprof.Do(ctx, pprof.Labels("run", "remap"), func(ctx context.Context) {
-				run, err = w.RunOnce(ctx, seedTable, "bench", nil)
-			})
-			return err
-		})
+		cpu += measureRemap(ctx, b, w)
 		b.StopTimer()
-		cpu += c.cpu
-		if err != nil || run.Kind != checkpoint.RunRemap || run.SegmentsGenerated != 0 {
-			b.Fatalf("want a remap, got %q, %d built: %v (%v)", run.Kind, run.SegmentsGenerated, err, run.Log)
-		}
 		s.Close()
 		os.Remove(db)
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
+}
+
+// measureRemap runs w's next run, which must be a remap that builds
+// nothing, and returns its CPU time (labelled run=remap in profiles).
+func measureRemap(ctx context.Context, b *testing.B, w *watcher.Watcher) time.Duration {
+	b.Helper()
+	var run checkpoint.Run
+	c, err := measure(func() error {
+		var err error
+		pprof.Do(ctx, pprof.Labels("run", "remap"), func(ctx context.Context) {
+			run, err = w.RunOnce(ctx, seedTable, "bench", nil)
+		})
+		return err
+	})
+	if err != nil || run.Kind != checkpoint.RunRemap || run.SegmentsGenerated != 0 {
+		b.Fatalf("want a remap, got %q, %d built: %v (%v)", run.Kind, run.SegmentsGenerated, err, run.Log)
+	}
+	return c.cpu
 }
