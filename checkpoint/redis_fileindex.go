@@ -176,10 +176,14 @@ type redisIndexBase struct {
 // indexTx reads the table's header and index stamp, and whatever more
 // queues, in one MULTI.
 func (r *Redis) indexTx(ctx context.Context, table string, more func(p redis.Pipeliner)) (redisIndexBase, error) {
-	var hdr, stamp *redis.StringCmd
+	var (
+		hdr, stamp *redis.StringCmd
+		files      *redis.IntCmd
+	)
 	cmds, err := r.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		hdr = p.Get(ctx, r.keys.checkpoint(table))
 		stamp = p.Get(ctx, r.keys.indexStamp(table))
+		files = p.HLen(ctx, r.keys.files(table))
 		if more != nil {
 			more(p)
 		}
@@ -193,10 +197,12 @@ func (r *Redis) indexTx(ctx context.Context, table string, more func(p redis.Pip
 			return redisIndexBase{}, err
 		}
 	}
-	return parseIndexBase(table, hdr.Val(), stamp.Val())
+	return parseIndexBase(table, hdr.Val(), stamp.Val(), files.Val())
 }
 
-func parseIndexBase(table, hdr, stamp string) (redisIndexBase, error) {
+// parseIndexBase reads a table's header and index stamp; files is the
+// length of its file map, which an index in step counts too.
+func parseIndexBase(table, hdr, stamp string, files int64) (redisIndexBase, error) {
 	b := redisIndexBase{header: hdr, stamp: stamp, found: hdr != ""}
 	if b.found {
 		if err := decode("checkpoint of table "+quote(table), []byte(hdr), &b.h); err != nil {
@@ -207,7 +213,7 @@ func parseIndexBase(table, hdr, stamp string) (redisIndexBase, error) {
 		if err := decode("file index stamp of table "+quote(table), []byte(stamp), &b.s); err != nil {
 			return b, err
 		}
-		b.inStep = b.found && b.s.matches(b.h)
+		b.inStep = b.found && b.s.matches(b.h) && int64(b.s.Counts.Files) == files
 	}
 	return b, nil
 }
@@ -401,12 +407,13 @@ func (r *Redis) LookupFiles(ctx context.Context, table string, paths []string) (
 	return out, nil
 }
 
-// smallUnitsLua: KEYS checkpoint, index stamp, small, units; ARGV per
-// partition: the range's min and max (ZRANGEBYLEX) and the length of the
-// partition's prefix. Returns header, stamp (false: none), then per
-// partition a list of size key, unit JSON pairs: one atomic read.
+// smallUnitsLua: KEYS checkpoint, index stamp, small, units, files; ARGV
+// per partition: the range's min and max (ZRANGEBYLEX) and the length of
+// the partition's prefix. Returns header, stamp (false: none), the file
+// map's length, then per partition a list of size key, unit JSON pairs:
+// one atomic read.
 const smallUnitsLua = `
-local out = {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2])}
+local out = {redis.call('GET', KEYS[1]), redis.call('GET', KEYS[2]), redis.call('HLEN', KEYS[5])}
 for i = 1, #ARGV, 3 do
   local plen, part = tonumber(ARGV[i + 2]), {}
   for _, m in ipairs(redis.call('ZRANGEBYLEX', KEYS[3], ARGV[i], ARGV[i + 1])) do
@@ -432,7 +439,8 @@ func (r *Redis) SmallUnits(ctx context.Context, table string, parts []string, be
 		pp := partPrefix(part)
 		args = append(args, "["+string(pp), "("+string(sizePrefix(part, below)), len(pp))
 	}
-	keys := []string{r.keys.checkpoint(table), r.keys.indexStamp(table), r.keys.indexSmall(table), r.keys.indexUnits(table)}
+	keys := []string{r.keys.checkpoint(table), r.keys.indexStamp(table), r.keys.indexSmall(table), r.keys.indexUnits(table),
+		r.keys.files(table)}
 	vals, err := r.scripts.smallUnits.Run(ctx, r.client, keys, args...).Slice()
 	if err != nil {
 		return nil, redisErr(op, err)
@@ -446,12 +454,13 @@ func (r *Redis) SmallUnits(ctx context.Context, table string, parts []string, be
 }
 
 func parseSmallUnits(table string, parts []string, vals []any) ([]StoredUnit, error) {
-	if len(vals) != 2+len(parts) {
+	if len(vals) != 3+len(parts) {
 		return nil, fmt.Errorf("unexpected script reply of %d values", len(vals))
 	}
 	hdr, _ := vals[0].(string)
 	stamp, _ := vals[1].(string)
-	base, err := parseIndexBase(table, hdr, stamp)
+	files, _ := vals[2].(int64)
+	base, err := parseIndexBase(table, hdr, stamp, files)
 	if err != nil {
 		return nil, err
 	}
@@ -460,7 +469,7 @@ func parseSmallUnits(table string, parts []string, vals []any) ([]StoredUnit, er
 	}
 	var out []StoredUnit
 	for i, part := range parts {
-		pairs, _ := vals[2+i].([]any)
+		pairs, _ := vals[3+i].([]any)
 		for j := 0; j+1 < len(pairs); j += 2 {
 			u, err := smallUnitOf(part, pairs[j], pairs[j+1])
 			if err != nil {

@@ -15,13 +15,18 @@ import (
 // was computed from ("" for none), the new stamp JSON, then the entry
 // counts of the seven staged keys. Returns "ok" | "fenced" | "staging" |
 // "stale" (map and header applied, index left out of step: its base
-// moved).
+// moved). A script run again after it committed (a client's retry) finds
+// its header stored and returns "ok".
 const commitDeltaLua = stagedLua + `
 local staged = {KEYS[2], KEYS[3], KEYS[10], KEYS[11], KEYS[12], KEYS[13], KEYS[14]}
 local cur = redis.call('HMGET', KEYS[1], 'owner', 'token')
 if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
   redis.call('DEL', unpack(staged))
   return 'fenced'
+end
+if redis.call('GET', KEYS[5]) == ARGV[3] then
+  redis.call('DEL', unpack(staged))
+  return 'ok'
 end
 if not whole({2, 3, 10, 11, 12, 13, 14}, 'hshhzss', 8) then
   redis.call('DEL', unpack(staged))

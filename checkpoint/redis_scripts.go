@@ -68,13 +68,18 @@ end
 // segs, units, small, staged segs, units, small, unit deletions, small
 // deletions (the last two unused); ARGV owner, token, file count, header
 // JSON, stamp JSON, then the entry counts of the five staged index keys.
-// Returns "ok" | "fenced" | "staging".
+// Returns "ok" | "fenced" | "staging". A script run again after it
+// committed (a client's retry) finds its header stored and returns "ok".
 const commitLua = stagedLua + `
 local staged = {KEYS[2], KEYS[9], KEYS[10], KEYS[11], KEYS[12], KEYS[13]}
 local cur = redis.call('HMGET', KEYS[1], 'owner', 'token')
 if cur[1] ~= ARGV[1] or cur[2] ~= ARGV[2] then
   redis.call('DEL', unpack(staged))
   return 'fenced'
+end
+if redis.call('GET', KEYS[4]) == ARGV[4] then
+  redis.call('DEL', unpack(staged))
+  return 'ok'
 end
 if not whole({2}, 'h', 3) or not whole({9, 10, 11}, 'hhz', 6) then
   redis.call('DEL', unpack(staged))
