@@ -315,5 +315,9 @@
 //     its data sequence number and partition. Otherwise the manifests are
 //     read (P4). Plan.FoldedByDifference counts such snapshots; the
 //     planner's tests compare every such plan with the full-state diff,
-//     which reads the DELETED entries.
+//     which reads the DELETED entries. (A writer that dropped a manifest
+//     without writing its files as DELETED would break P4 on both paths;
+//     the difference would still see the removals, the full diff's remap
+//     history not, so such a group is remapped on one and rebuilt on the
+//     other, both checked by rows, P11.)
 package plan

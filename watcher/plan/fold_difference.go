@@ -140,11 +140,12 @@ func (j *job) liveAfter(ctx context.Context, own []iceberg.ManifestFile, id int6
 // with their partitions, numbered -1 when a snapshot since the checkpoint
 // added them (the history numbers them anew); false when they are not
 // want files, or when a checkpointed one has no data sequence number
-// (format 2 and later) or no partition in a table whose specs are all
-// partitioned.
+// (format 2 and later) or no partition in a table with a partitioned spec
+// (an entry written before partitions were recorded would be linked
+// under the wrong one).
 func (j *job) removedBetween(lv *live, after map[string]struct{}, want int64) ([]stepFile, bool) {
 	removed := make([]stepFile, 0, presize(int32(min(want, maxPresized))))
-	needSeq, parted := j.meta.Version() >= 2, j.allPartitioned()
+	needSeq, parted := j.meta.Version() >= 2, j.allPartitioned() || len(j.specs) > 1
 	for path, fs := range lv.base {
 		if _, ok := after[path]; ok || lv.gone[path] {
 			continue
