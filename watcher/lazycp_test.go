@@ -7,10 +7,12 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/apache/iceberg-go"
 
 	"github.com/floehq/floe/checkpoint"
+	"github.com/floehq/floe/metrics"
 	"github.com/floehq/floe/pinot"
 	"github.com/floehq/floe/watcher"
 	"github.com/floehq/floe/watcher/plan"
@@ -32,16 +34,21 @@ func (s *wholeReads) GetCheckpoint(ctx context.Context, table string) (checkpoin
 // file map: appends, merges of small units, dropped files and orphan
 // clean-ups read no whole map and leave Pinot exactly as the snapshot;
 // a coalesced unit that loses members and live delete files read the
-// whole map.
+// whole map. floe_checkpoint_files counts the store's map after each run
+// although the watcher keeps no checkpoint.
 func TestRun_OnceReadsOnlyTheFilesItTouches(t *testing.T) {
 	var store *wholeReads
-	h := newRunHarness(t, nil, watcher.Options{RunsOnce: true,
-		Plan: plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 3}},
+	opts := watcher.Options{Owner: "test", LeaseTTL: time.Minute, RunsOnce: true,
+		Plan: plan.Options{CoalesceBelowBytes: 1 << 20, TargetSegmentBytes: 4 << 20, MergeSmallUnits: 3}}
+	h := newRunHarness(t, nil, opts,
 		func(s checkpoint.Store) checkpoint.Store {
 			store = &wholeReads{Memory: s.(*checkpoint.Memory)}
 			return store
 		})
 	*h.lake = *newLake(t, iceberg.Properties{"format-version": "2"}) // equality deletes below
+	reg := metrics.New()
+	opts.WorkDir = t.TempDir()
+	h.w = watcher.New(watcher.Deps{Store: store, Loader: loader{h.lake}, Builder: h.builder, Uploader: h.up, Metrics: reg}, opts)
 	ctx := context.Background()
 	step := func(what string, wantWhole int64) checkpoint.Run {
 		t.Helper()
@@ -51,6 +58,12 @@ func TestRun_OnceReadsOnlyTheFilesItTouches(t *testing.T) {
 		if got := store.n.Load() - before; got != wantWhole {
 			t.Fatalf("%s: the run read %d whole file maps, want %d (run %+v)", what, got, wantWhole, run)
 		}
+		cp, err := store.Memory.GetCheckpoint(ctx, "events") // uncounted
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A checkpoint the watcher does not cache is counted from the store.
+		wantSamples(t, reg, map[string]float64{`floe_checkpoint_files{table="events"}`: float64(len(cp.Files))})
 		return run
 	}
 	h.lake.appendRows(10)

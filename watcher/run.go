@@ -138,6 +138,8 @@ func (r *runner) execute(ctx context.Context) error {
 				r.ix.units = r.w.deps.Planner.UnitIndex(r.cp.Files)
 			}
 			r.w.checkpoints.put(r.table.Name, r.cp, r.ix)
+		} else { // not cached, so runEnded cannot count it: the store's count after the run's commits
+			r.w.metrics.CheckpointFiles(r.table.Name, r.base.FileCount)
 		}
 		r.observe(ctx, src.Table.Metadata(), r.cp.SnapshotID)
 	}
