@@ -291,12 +291,11 @@ func (r *Redis) ListTables(ctx context.Context) ([]Table, error) {
 // in one script. The fencing counter stays (invariant C3).
 func (r *Redis) DeleteTable(ctx context.Context, name string) error {
 	op := "delete table " + quote(name)
-	keys := []string{
+	keys := append([]string{
 		r.keys.table(name), r.keys.tables(),
 		r.keys.checkpoint(name), r.keys.files(name), r.keys.runs(name), r.keys.runOrder(name), r.keys.lease(name),
 		r.keys.segTokens(name), r.keys.observation(name),
-		r.keys.indexStamp(name), r.keys.indexSegs(name), r.keys.indexUnits(name), r.keys.indexSmall(name),
-	}
+	}, r.keys.index(name)...)
 	n, err := r.deleteTable(ctx, name, keys)
 	r.overviews.forget(name)
 	if err != nil {

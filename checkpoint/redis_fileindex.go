@@ -23,6 +23,12 @@ func (k redisKeys) indexSegs(n string) string  { return k.key("fidx-segs", n) }
 func (k redisKeys) indexUnits(n string) string { return k.key("fidx-units", n) }
 func (k redisKeys) indexSmall(n string) string { return k.key("fidx-small", n) }
 
+// index names the keys of table n's index, in the order the commit
+// scripts take them: stamp, segs, units, small.
+func (k redisKeys) index(n string) []string {
+	return []string{k.indexStamp(n), k.indexSegs(n), k.indexUnits(n), k.indexSmall(n)}
+}
+
 // indexStaging names the staging keys of a commit's index change.
 type indexStaging struct {
 	segs, units, small, unitDels, smallOut string

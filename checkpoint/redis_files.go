@@ -107,13 +107,12 @@ func (r *Redis) applyDelta(ctx context.Context, op string, lease Lease, d Checkp
 	}
 	n := nonce()
 	staged, stagedDels, st := r.keys.staging(lease.Table, n), r.keys.staging(lease.Table, n+":del"), r.keys.indexStaging(lease.Table, n)
-	b, err := r.stageDelta(ctx, staged, stagedDels, st, d.Set, dels, w)
+	b, err := r.stageCommit(ctx, staged, stagedDels, st, d.Set, dels, w)
 	if err != nil {
 		return redisErr(op, err)
 	}
-	keys := append([]string{r.keys.lease(lease.Table), staged, stagedDels, r.keys.files(lease.Table), r.keys.checkpoint(lease.Table),
-		r.keys.indexStamp(lease.Table), r.keys.indexSegs(lease.Table), r.keys.indexUnits(lease.Table), r.keys.indexSmall(lease.Table)},
-		st.keys()...)
+	keys := slices.Concat([]string{r.keys.lease(lease.Table), staged, stagedDels, r.keys.files(lease.Table),
+		r.keys.checkpoint(lease.Table)}, r.keys.index(lease.Table), st.keys())
 	mode := "edit"
 	if w.fresh {
 		mode = "fresh"
@@ -134,9 +133,10 @@ func (r *Redis) applyDelta(ctx context.Context, op string, lease Lease, d Checkp
 	}
 }
 
-// stageDelta stages a delta's files set, paths deleted and index change,
-// but for the last round trip, which the commit's script joins.
-func (r *Redis) stageDelta(ctx context.Context, staged, stagedDels string, st indexStaging,
+// stageCommit stages a commit's files set (a whole map, or a delta's),
+// the paths a delta deletes (none for a whole commit) and the index
+// change, but for the last round trip, which the commit's script joins.
+func (r *Redis) stageCommit(ctx context.Context, staged, stagedDels string, st indexStaging,
 	set map[string]FileState, dels []string, w *redisIndexWrite) (*stageBatch, error) {
 	b := r.newStageBatch(ctx)
 	if err := b.files(staged, set); err != nil {

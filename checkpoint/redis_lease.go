@@ -66,7 +66,7 @@ func (r *Redis) GetCheckpointSummary(ctx context.Context, table string) (Checkpo
 	if err := decode("checkpoint of table "+quote(table), []byte(hdrCmd.Val()), &h); err != nil {
 		return CheckpointSummary{}, fmt.Errorf("%s: %w", op, err)
 	}
-	h.FileCount = int(countCmd.Val()) // delta commits do not store the count
+	h.FileCount = int(countCmd.Val()) // the map's own length (earlier releases' deltas stored no count)
 	return h.summary(), nil
 }
 
@@ -89,13 +89,12 @@ func (r *Redis) CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint
 	}
 	n := nonce()
 	staging, st := r.keys.staging(cp.Table, n), r.keys.indexStaging(cp.Table, n)
-	b, err := r.stageCommit(ctx, staging, st, cp.Files, w)
+	b, err := r.stageCommit(ctx, staging, "", st, cp.Files, nil, w)
 	if err != nil {
 		return redisErr(op, err)
 	}
-	keys := append([]string{r.keys.lease(cp.Table), staging, r.keys.files(cp.Table), r.keys.checkpoint(cp.Table),
-		r.keys.indexStamp(cp.Table), r.keys.indexSegs(cp.Table), r.keys.indexUnits(cp.Table), r.keys.indexSmall(cp.Table)},
-		st.keys()...)
+	keys := slices.Concat([]string{r.keys.lease(cp.Table), staging, r.keys.files(cp.Table), r.keys.checkpoint(cp.Table)},
+		r.keys.index(cp.Table), st.keys())
 	args := append([]any{lease.Owner, strconv.FormatInt(lease.Token, 10), len(cp.Files), hdr, stamp}, w.sizes()...)
 	res, err := b.commit(r.scripts.commit, keys, args...)
 	if err != nil {
@@ -109,20 +108,6 @@ func (r *Redis) CommitCheckpoint(ctx context.Context, lease Lease, cp Checkpoint
 	default:
 		return fmt.Errorf("%s: staged file map incomplete (%s); nothing committed", op, res)
 	}
-}
-
-// stageCommit stages a whole file map and its index, but for the last
-// round trip, which the commit's script joins.
-func (r *Redis) stageCommit(ctx context.Context, staging string, st indexStaging, files map[string]FileState,
-	w *redisIndexWrite) (*stageBatch, error) {
-	b := r.newStageBatch(ctx)
-	if err := b.files(staging, files); err != nil {
-		return nil, fmt.Errorf("stage file map: %w", err)
-	}
-	if err := w.stage(b, st); err != nil {
-		return nil, fmt.Errorf("stage file index: %w", err)
-	}
-	return b, nil
 }
 
 func nonce() string {
