@@ -5,6 +5,7 @@ package checkpoint
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,18 +21,7 @@ import (
 // to an index it was not computed for; the next commit rebuilds it.
 func TestRedis_FileIndexBaseMoved(t *testing.T) {
 	ctx := t.Context()
-	r, err := NewRedis(ctx, RedisOptions{URL: testpeer.StartRedis(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.CreateTable(ctx, Table{Name: "t"}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := r.AcquireLease(ctx, "t", "a", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, l := leasedRedis(t)
 	files := map[string]FileState{
 		"a": {Segments: []string{"t_a_0"}, SizeBytes: 10},
 		"b": {Segments: []string{"t_b_0"}, SizeBytes: 20},
@@ -83,18 +73,7 @@ func TestRedis_FileIndexBaseMoved(t *testing.T) {
 // key, for a delta as for a whole commit.
 func TestRedis_CommitScriptRunTwice(t *testing.T) {
 	ctx := t.Context()
-	r, err := NewRedis(ctx, RedisOptions{URL: testpeer.StartRedis(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.CreateTable(ctx, Table{Name: "t"}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := r.AcquireLease(ctx, "t", "a", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, l := leasedRedis(t)
 	cp := stampCheckpoint(Checkpoint{Table: "t", SnapshotID: 1, Files: map[string]FileState{"a": {Segments: []string{"t_a_0"}, SizeBytes: 10}}},
 		l, time.Now())
 	w, err := freshIndexWrite(cp.Files)
@@ -105,9 +84,8 @@ func TestRedis_CommitScriptRunTwice(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys := append([]string{r.keys.lease("t"), r.keys.staging("t", "n"), r.keys.files("t"), r.keys.checkpoint("t"),
-		r.keys.indexStamp("t"), r.keys.indexSegs("t"), r.keys.indexUnits("t"), r.keys.indexSmall("t")},
-		r.keys.indexStaging("t", "n").keys()...)
+	keys := slices.Concat([]string{r.keys.lease("t"), r.keys.staging("t", "n"), r.keys.files("t"), r.keys.checkpoint("t")},
+		r.keys.index("t"), r.keys.indexStaging("t", "n").keys())
 	tok := strconv.FormatInt(l.Token, 10)
 	args := append([]any{l.Owner, tok, 1, hdr, stamp}, w.sizes()...)
 	b := r.newStageBatch(ctx)
@@ -137,9 +115,8 @@ func TestRedis_CommitScriptRunTwice(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The delta's script again, with its own header: as a resend finds it.
-	dkeys := []string{r.keys.lease("t"), r.keys.staging("t", "m"), r.keys.staging("t", "m:del"), r.keys.files("t"),
-		r.keys.checkpoint("t"), r.keys.indexStamp("t"), r.keys.indexSegs("t"), r.keys.indexUnits("t"), r.keys.indexSmall("t")}
-	dkeys = append(dkeys, r.keys.indexStaging("t", "m").keys()...)
+	dkeys := slices.Concat([]string{r.keys.lease("t"), r.keys.staging("t", "m"), r.keys.staging("t", "m:del"),
+		r.keys.files("t"), r.keys.checkpoint("t")}, r.keys.index("t"), r.keys.indexStaging("t", "m").keys())
 	res, err := r.scripts.commitDelta.Run(ctx, r.client, dkeys, l.Owner, tok, stored, "edit", "", "", "",
 		1, 0, 1, 1, 1, 0, 0).Text()
 	if err != nil || res != "ok" {
@@ -155,18 +132,7 @@ func TestRedis_CommitScriptRunTwice(t *testing.T) {
 // out of step: IndexedCheckpoint says so and the index reads refuse.
 func TestRedis_FileIndexCountsTheMap(t *testing.T) {
 	ctx := t.Context()
-	r, err := NewRedis(ctx, RedisOptions{URL: testpeer.StartRedis(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
-	if err := r.CreateTable(ctx, Table{Name: "t"}); err != nil {
-		t.Fatal(err)
-	}
-	l, err := r.AcquireLease(ctx, "t", "a", time.Minute)
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, l := leasedRedis(t)
 	if err := r.CommitCheckpoint(ctx, l, Checkpoint{Table: "t", SnapshotID: 1,
 		Files: map[string]FileState{"a": {Segments: []string{"t_a_0"}, SizeBytes: 10}}}); err != nil {
 		t.Fatal(err)
@@ -207,4 +173,24 @@ func indexDumpOf(t *testing.T, r *Redis) string {
 	staged, _ := r.client.Keys(ctx, "*staging*").Result()
 	fmt.Fprintf(&b, "staging=%v\n", staged)
 	return b.String()
+}
+
+// leasedRedis is a Redis store on a fresh redis-server with table "t"
+// and a lease on it (closed with the test).
+func leasedRedis(t *testing.T) (*Redis, Lease) {
+	t.Helper()
+	ctx := t.Context()
+	r, err := NewRedis(ctx, RedisOptions{URL: testpeer.StartRedis(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	if err := r.CreateTable(ctx, Table{Name: "t"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := r.AcquireLease(ctx, "t", "a", time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, l
 }
