@@ -60,7 +60,7 @@ func (c *checkpointCache) put(table string, cp checkpoint.Checkpoint, ix fileInd
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.drop(table)
-	if len(cp.Files) > c.budget {
+	if !c.fits(len(cp.Files)) {
 		return
 	}
 	c.m[table] = cachedCheckpoint{cp: cp, ix: ix}
@@ -69,6 +69,9 @@ func (c *checkpointCache) put(table string, cp checkpoint.Checkpoint, ix fileInd
 		c.drop(c.order[0])
 	}
 }
+
+// fits reports whether a checkpoint of files entries can be kept.
+func (c *checkpointCache) fits(files int) bool { return files <= c.budget }
 
 func (c *checkpointCache) drop(table string) {
 	delete(c.m, table)

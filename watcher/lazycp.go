@@ -39,7 +39,7 @@ func (l *lazyCheckpoint) SmallUnits(ctx context.Context, parts []string, below i
 // run reads the map whole instead.
 func (r *runner) loadIndexed(ctx context.Context, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, bool, error) {
 	fi, ok := r.w.deps.Store.(checkpoint.FileIndex)
-	if !ok || sum.SnapshotID == 0 || sum.Backfill != nil || (!r.w.opts.RunsOnce && sum.FileCount <= r.w.checkpoints.budget) {
+	if !ok || sum.SnapshotID == 0 || sum.Backfill != nil || (!r.w.opts.RunsOnce && r.w.checkpoints.fits(sum.FileCount)) {
 		return checkpoint.Checkpoint{}, false, nil
 	}
 	cp, counts, ok, err := fi.IndexedCheckpoint(ctx, r.table.Name)

@@ -134,7 +134,7 @@ func (r *runner) execute(ctx context.Context) error {
 	}
 	if err == nil {
 		if r.lazy == nil && !r.w.opts.RunsOnce { // a lazy run's map holds only what it read
-			if r.ix.units == nil && len(r.cp.Files) <= r.w.checkpoints.budget { // built by the run that read the map, not the next
+			if r.ix.units == nil && r.w.checkpoints.fits(len(r.cp.Files)) { // built by the run that read the map, not the next
 				r.ix.units = r.w.deps.Planner.UnitIndex(r.cp.Files)
 			}
 			r.w.checkpoints.put(r.table.Name, r.cp, r.ix)
@@ -152,10 +152,7 @@ func (r *runner) execute(ctx context.Context) error {
 // (loadIndexed: the map then starts empty). The run owns the returned file
 // map (commitDelta changes it in place).
 func (r *runner) loadCheckpoint(ctx context.Context, sum checkpoint.CheckpointSummary) (checkpoint.Checkpoint, error) {
-	if cp, ix, ok := r.w.checkpoints.take(r.table.Name, sum); ok {
-		if ix.units == nil { // a replica that keeps the checkpoint plans its merges from an index
-			ix.units = r.w.deps.Planner.UnitIndex(cp.Files)
-		}
+	if cp, ix, ok := r.w.checkpoints.take(r.table.Name, sum); ok { // with its unit index, built before it was put
 		r.cp, r.ix, r.base = cp, ix, sum
 		return cp, nil
 	}

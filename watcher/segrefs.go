@@ -17,10 +17,16 @@ type segmentRefs map[string]int
 
 func newSegmentRefs(files map[string]checkpoint.FileState) segmentRefs {
 	refs := segmentRefs{}
-	for _, fs := range files {
-		refs.add(fs.Segments, 1)
-	}
+	refs.recount(files)
 	return refs
+}
+
+// recount counts the references of files anew.
+func (s segmentRefs) recount(files map[string]checkpoint.FileState) {
+	clear(s)
+	for _, fs := range files {
+		s.add(fs.Segments, 1)
+	}
 }
 
 func (s segmentRefs) add(names []string, n int) {
@@ -51,10 +57,7 @@ func applyDelta(files map[string]checkpoint.FileState, ix fileIndexes, d checkpo
 		}
 		maps.Copy(files, d.Set)
 		if ix.refs != nil {
-			clear(ix.refs)
-			for _, fs := range files {
-				ix.refs.add(fs.Segments, 1)
-			}
+			ix.refs.recount(files)
 		}
 		if ix.units != nil {
 			ix.units.Reset(files)
