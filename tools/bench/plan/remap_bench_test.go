@@ -140,23 +140,11 @@ func BenchmarkWatcher_Remap(b *testing.B) {
 	var cpu time.Duration
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		db := filepath.Join(dir, fmt.Sprintf("%d.db", i))
-		if err := copyFile(seed, db); err != nil {
-			b.Fatal(err)
-		}
-		s, err := checkpoint.OpenBolt(db)
-		if err != nil {
-			b.Fatal(err)
-		}
-		w := watcher.New(watcher.Deps{Store: s, Loader: &fixedLoader{tbl: rb.after}, Builder: &watcher.IcebergBuilder{},
-			Uploader: lake.NewMemSink()},
-			watcher.Options{Owner: "bench-serve", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 64,
-				Plan: procPlan})
+		w, done := storeCopyWatcher(b, seed, filepath.Join(dir, fmt.Sprintf("%d.db", i)), &fixedLoader{tbl: rb.after})
 		b.StartTimer()
 		cpu += measureRemap(ctx, b, w)
 		b.StopTimer()
-		s.Close()
-		os.Remove(db)
+		done()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
@@ -198,18 +186,8 @@ func BenchmarkWatcher_WarmRemap(b *testing.B) {
 	var cpu time.Duration
 	for i := 0; b.Loop(); i++ {
 		b.StopTimer()
-		db := filepath.Join(dir, fmt.Sprintf("%d.db", i))
-		if err := copyFile(seed, db); err != nil {
-			b.Fatal(err)
-		}
-		s, err := checkpoint.OpenBolt(db)
-		if err != nil {
-			b.Fatal(err)
-		}
 		ld := &fixedLoader{tbl: pre}
-		w := watcher.New(watcher.Deps{Store: s, Loader: ld, Builder: &watcher.IcebergBuilder{}, Uploader: lake.NewMemSink()},
-			watcher.Options{Owner: "bench-serve", WorkDir: filepath.Join(dir, "work"), BuildParallelism: 2, BatchFiles: 64,
-				Plan: procPlan})
+		w, done := storeCopyWatcher(b, seed, filepath.Join(dir, fmt.Sprintf("%d.db", i)), ld)
 		if run, err := w.RunOnce(ctx, seedTable, "bench", nil); err != nil || run.SegmentsGenerated != 1 {
 			b.Fatalf("warm-up sync: %d segments built, %v", run.SegmentsGenerated, err)
 		}
@@ -217,8 +195,7 @@ func BenchmarkWatcher_WarmRemap(b *testing.B) {
 		b.StartTimer()
 		cpu += measureRemap(ctx, b, w)
 		b.StopTimer()
-		s.Close()
-		os.Remove(db)
+		done()
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(cpu.Microseconds())/1e3/float64(b.N), "cpu-ms/op")
@@ -240,4 +217,25 @@ func measureRemap(ctx context.Context, b *testing.B, w *watcher.Watcher) time.Du
 		b.Fatalf("want a remap, got %q, %d built: %v (%v)", run.Kind, run.SegmentsGenerated, err, run.Log)
 	}
 	return c.cpu
+}
+
+// storeCopyWatcher copies the Bolt store at seed to db and returns a
+// watcher on the copy, configured as the remap benchmarks' `floe serve`
+// (the real builder, an in-memory sink), and what closes and removes it.
+func storeCopyWatcher(b *testing.B, seed, db string, ld watcher.TableLoader) (*watcher.Watcher, func()) {
+	b.Helper()
+	if err := copyFile(seed, db); err != nil {
+		b.Fatal(err)
+	}
+	s, err := checkpoint.OpenBolt(db)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := watcher.New(watcher.Deps{Store: s, Loader: ld, Builder: &watcher.IcebergBuilder{}, Uploader: lake.NewMemSink()},
+		watcher.Options{Owner: "bench-serve", WorkDir: filepath.Join(filepath.Dir(db), "work"), BuildParallelism: 2,
+			BatchFiles: 64, Plan: procPlan})
+	return w, func() {
+		s.Close()
+		os.Remove(db)
+	}
 }
